@@ -1,0 +1,16 @@
+# Flags for tensordiff's own programs (tests, benchmarks, examples); the
+# library targets carry no flags to their users.
+add_library(td_build_flags INTERFACE)
+if(TD_NATIVE)
+  target_compile_options(td_build_flags INTERFACE -march=native)
+else()
+  target_compile_options(td_build_flags INTERFACE ${TD_ARCH_FLAGS})
+endif()
+target_compile_options(td_build_flags INTERFACE -Wall -Wextra)
+if(TD_SANITIZE)
+  target_compile_options(td_build_flags INTERFACE -fsanitize=${TD_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_link_options(td_build_flags INTERFACE -fsanitize=${TD_SANITIZE})
+endif()
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "" FORCE)
+endif()

@@ -1,0 +1,86 @@
+// tensordiff — the one error type of the library.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "config.hpp"
+
+TD_NAMESPACE_BEGIN
+
+/// What went wrong, coarsely; the message says the rest.
+enum class ErrorCategory {
+  invalid_argument,  ///< API misuse: bad shape, stride, option
+  unsupported,       ///< a valid input tensordiff does not handle (dtype, format feature)
+  format,            ///< malformed or truncated file content
+  security,          ///< input refused by a safety rule (forbidden pickle global, caps)
+  io,                ///< open/read/map/write failures
+  mismatch,          ///< two inputs that cannot be paired (shape, count)
+  device,            ///< CUDA / ACL runtime error
+};
+
+inline const char* to_string(ErrorCategory c) noexcept {
+  switch (c) {
+    case ErrorCategory::invalid_argument: return "invalid argument";
+    case ErrorCategory::unsupported: return "unsupported";
+    case ErrorCategory::format: return "format error";
+    case ErrorCategory::security: return "refused";
+    case ErrorCategory::io: return "I/O error";
+    case ErrorCategory::mismatch: return "mismatch";
+    case ErrorCategory::device: return "device error";
+  }
+  return "error";
+}
+
+/// Where an error happened: file, field (a JSON key, a pickle opcode, a zip
+/// member) and byte offset, each optional.
+struct ErrorContext {
+  std::string file;
+  std::string field;
+  std::optional<std::uint64_t> offset;
+};
+
+/// The exception thrown by every tensordiff function. `what()` is one line:
+/// "FILE: FIELD at byte N: REASON" with the parts that are known.
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCategory category, std::string reason, ErrorContext context = {})
+      : std::runtime_error(format(reason, context)),
+        category_(category),
+        reason_(std::move(reason)),
+        context_(std::move(context)) {}
+
+  ErrorCategory category() const noexcept { return category_; }
+  const std::string& reason() const noexcept { return reason_; }
+  const ErrorContext& context() const noexcept { return context_; }
+
+  /// The same error with the file name filled in (readers learn it late).
+  Error with_file(const std::string& file) const {
+    ErrorContext c = context_;
+    if (c.file.empty()) c.file = file;
+    return Error(category_, reason_, std::move(c));
+  }
+
+ private:
+  static std::string format(const std::string& reason, const ErrorContext& c) {
+    std::string s;
+    if (!c.file.empty()) s += c.file + ": ";
+    if (!c.field.empty()) s += c.field + (c.offset ? " " : ": ");
+    if (c.offset) s += "at byte " + std::to_string(*c.offset) + ": ";
+    return s + reason;
+  }
+
+  ErrorCategory category_;
+  std::string reason_;
+  ErrorContext context_;
+};
+
+namespace detail {
+[[noreturn]] inline void fail(ErrorCategory c, std::string reason, ErrorContext ctx = {}) {
+  throw Error(c, std::move(reason), std::move(ctx));
+}
+}  // namespace detail
+
+TD_NAMESPACE_END

@@ -1,0 +1,124 @@
+// tensordiff — 16-bit floating-point storage types (IEEE binary16, bfloat16).
+//
+// Both are plain 2-byte structs holding the bit pattern, convertible to and
+// from float exactly as hardware does: widening is exact; narrowing rounds to
+// nearest, ties to even, handles subnormals and ±0, saturates to ±inf and keeps
+// NaN a NaN (quietened, sign and upper payload preserved). Usable in CUDA
+// device code (TD_HOST_DEVICE) so the device kernels share this arithmetic.
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#include "config.hpp"
+
+TD_NAMESPACE_BEGIN
+
+namespace detail {
+TD_HOST_DEVICE inline std::uint32_t float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+TD_HOST_DEVICE inline float bits_float(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/// Round `m >> shift` to nearest, ties to even (shift in [1, 31]).
+TD_HOST_DEVICE inline std::uint32_t shift_right_rne(std::uint32_t m, unsigned shift) {
+  const std::uint32_t q = m >> shift;
+  const std::uint32_t rem = m & ((1u << shift) - 1u);
+  const std::uint32_t half = 1u << (shift - 1u);
+  return q + ((rem > half || (rem == half && (q & 1u))) ? 1u : 0u);
+}
+
+TD_HOST_DEVICE inline std::uint16_t f32_to_f16_bits(float f) {
+  const std::uint32_t x = float_bits(f);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const std::uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) {  // inf or nan; a nan stays a (quiet) nan
+    const std::uint32_t payload = ax > 0x7f800000u ? (0x200u | ((ax >> 13) & 0x3ffu)) : 0u;
+    return static_cast<std::uint16_t>(sign | 0x7c00u | payload);
+  }
+  if (ax < 0x38800000u) {  // below 2^-14: f16 subnormal or zero
+    const unsigned e = ax >> 23;
+    const unsigned shift = 126u - e;  // value = m * 2^(e-150); f16 unit is 2^-24
+    if (shift > 24u) return static_cast<std::uint16_t>(sign);
+    const std::uint32_t m = (ax & 0x7fffffu) | (e ? 0x800000u : 0u);
+    return static_cast<std::uint16_t>(sign | shift_right_rne(m, shift));
+  }
+  // Normal: rebias the exponent (127 -> 15); a carry out of the mantissa
+  // correctly bumps the exponent, up to 0x7c00 (inf) for |x| >= 65520.
+  const std::uint32_t h = shift_right_rne(ax - 0x38000000u, 13);
+  return static_cast<std::uint16_t>(sign | (h > 0x7c00u ? 0x7c00u : h));
+}
+
+TD_HOST_DEVICE inline float f16_bits_to_f32(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t e = (h >> 10) & 0x1fu;
+  std::uint32_t m = h & 0x3ffu;
+  if (e == 0x1fu) return bits_float(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    if (m == 0) return bits_float(sign);
+    e = 113;  // normalise the subnormal
+    while (!(m & 0x400u)) {
+      m <<= 1;
+      --e;
+    }
+    return bits_float(sign | (e << 23) | ((m & 0x3ffu) << 13));
+  }
+  return bits_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+TD_HOST_DEVICE inline std::uint16_t f32_to_bf16_bits(float f) {
+  const std::uint32_t x = float_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+TD_HOST_DEVICE inline float bf16_bits_to_f32(std::uint16_t b) {
+  return bits_float(static_cast<std::uint32_t>(b) << 16);
+}
+}  // namespace detail
+
+/// IEEE 754 binary16 ("half", torch.float16, numpy float16).
+struct float16 {
+  std::uint16_t bits;
+
+  float16() = default;
+  TD_HOST_DEVICE explicit float16(float f) : bits(detail::f32_to_f16_bits(f)) {}
+  TD_HOST_DEVICE static constexpr float16 from_bits(std::uint16_t b) {
+    float16 h{};
+    h.bits = b;
+    return h;
+  }
+  TD_HOST_DEVICE explicit operator float() const { return detail::f16_bits_to_f32(bits); }
+  TD_HOST_DEVICE explicit operator double() const { return detail::f16_bits_to_f32(bits); }
+};
+
+/// Brain float 16 (torch.bfloat16): the upper half of a binary32.
+struct bfloat16 {
+  std::uint16_t bits;
+
+  bfloat16() = default;
+  TD_HOST_DEVICE explicit bfloat16(float f) : bits(detail::f32_to_bf16_bits(f)) {}
+  TD_HOST_DEVICE static constexpr bfloat16 from_bits(std::uint16_t b) {
+    bfloat16 h{};
+    h.bits = b;
+    return h;
+  }
+  TD_HOST_DEVICE explicit operator float() const { return detail::bf16_bits_to_f32(bits); }
+  TD_HOST_DEVICE explicit operator double() const { return detail::bf16_bits_to_f32(bits); }
+};
+
+static_assert(sizeof(float16) == 2 && sizeof(bfloat16) == 2, "16-bit types must be packed");
+
+/// Largest finite values, and the smallest magnitudes that round to infinity
+/// when a wider float is narrowed (used by the overflow flags of summarize()).
+inline constexpr double float16_max = 65504.0;
+inline constexpr double float16_overflow_threshold = 65520.0;
+inline constexpr double bfloat16_max = 3.3895313892515355e38;          // 0x7f7f
+inline constexpr double bfloat16_overflow_threshold = 3.3961775292304172e38;  // 0x7f7f8000 as f32
+
+TD_NAMESPACE_END

@@ -1,0 +1,21 @@
+// tensordiff — the kernel used when none is named.
+//
+// Highway when its header is available and the tensordiff::highway target is
+// linked (it defines TD_HAS_HIGHWAY=1); the scalar reference otherwise.
+#pragma once
+#include "scalar.hpp"
+
+#if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
+#include "highway.hpp"
+TD_NAMESPACE_BEGIN
+namespace kernels {
+using Default = Highway;
+}
+TD_NAMESPACE_END
+#else
+TD_NAMESPACE_BEGIN
+namespace kernels {
+using Default = Scalar;
+}
+TD_NAMESPACE_END
+#endif

@@ -1,0 +1,191 @@
+// tensordiff — compare(): every metric of two tensors in one fused pass.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "../core/element_access.hpp"
+#include "../kernels/default.hpp"
+#include "comparison.hpp"
+#include "detail/pairing.hpp"
+#include "detail/reduce.hpp"
+
+TD_NAMESPACE_BEGIN
+
+/// Options of compare(). The defaults reproduce msprobe's current compare.
+struct CompareOptions {
+  /// Drop extent-1 dimensions first (msprobe ≥ 2026-05 calls np.squeeze, so
+  /// shape [1] is 0-d and [1, 3] matches [3]).
+  bool squeeze = true;
+  /// eps added at bench zeros; 0 = automatic: float32 eps when both sides are
+  /// 16/32-bit floats, float64 eps otherwise (numpy result_type(n, b, float32)).
+  double zero_bench_eps = 0;
+  double rel_thresholds[2] = {1e-3, 5e-3};
+  /// Elements per chunk. Chunks are merged in index order, so results are
+  /// bitwise identical for any thread count; only this number changes rounding.
+  std::size_t chunk_elements = std::size_t{1} << 16;
+  /// Worker threads; 1 runs on the calling thread.
+  unsigned threads = 1;
+};
+
+namespace detail {
+inline double default_zero_bench_eps(DType a, DType b) {
+  auto narrow = [](DType t) { return t == DType::float16 || t == DType::bfloat16 || t == DType::float32; };
+  return narrow(a) && narrow(b) ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+}
+
+inline void set_all_six(Comparison& c, MetricStatus s) {
+  for (Metric* m : {&c.cosine, &c.euclidean_distance, &c.max_abs_err, &c.max_rel_err, &c.one_thousandth_ratio,
+                    &c.five_thousandths_ratio, &c.mean_abs_err, &c.mean_rel_err, &c.rmse})
+    *m = Metric::none(s);
+}
+
+/// Cosine with msprobe's zero-norm and NaN rules.
+inline void finish_cosine(Comparison& c, const Partial& p) {
+  constexpr double eps = 2.220446049250313e-16;  // np.finfo(float).eps
+  if (p.count == 1) {
+    c.cosine = Metric::none(MetricStatus::unsupported);
+    c.messages.push_back("This is a 1-d tensor of length 1.");
+    return;
+  }
+  const double na = std::sqrt(p.a.sum_sq), nb = std::sqrt(p.b.sum_sq);
+  if (na <= eps && nb <= eps) {
+    c.cosine = Metric::of(1.0);
+  } else if (na <= eps) {
+    c.cosine = Metric::none(MetricStatus::nan);
+    c.messages.push_back("Cannot compare by Cosine Similarity, All the data is Zero in npu dump data.");
+  } else if (nb <= eps) {
+    c.cosine = Metric::none(MetricStatus::nan);
+    c.messages.push_back("Cannot compare by Cosine Similarity, All the data is Zero in Bench dump data.");
+  } else {
+    const double cos = p.dot / (na * nb);
+    if (std::isnan(cos)) {
+      c.cosine = Metric::none(MetricStatus::nan);
+      c.messages.push_back("Cannot compare by Cosine Similarity, the dump data has NaN.");
+    } else {
+      c.cosine = Metric::of(cos);
+    }
+  }
+}
+
+/// 0-d: msprobe computes only MaxAbsErr and MaxRelativeErr, on the raw values.
+inline void finish_zero_dim(Comparison& c, const TensorView& a, const TensorView& b) {
+  const double x = element_as_double(a, 0), y = element_as_double(b, 0);
+  const double abs_err = std::fabs(x - y);
+  const double rel = y == 0 ? std::fabs(x) / c.zero_bench_eps : abs_err / std::fabs(y);
+  c.max_abs_err = std::isnan(abs_err) ? Metric::none(MetricStatus::nan) : Metric::of(abs_err);
+  c.max_rel_err = std::isnan(rel) ? Metric::none(MetricStatus::nan) : Metric::of(rel);
+  c.max_abs_index = c.max_rel_index = 0;
+  c.a_at_max_abs = c.a_at_max_rel = x;
+  c.b_at_max_abs = c.b_at_max_rel = y;
+}
+
+/// One chunk of the fused pass: dispatch on the dtypes, walk the runs.
+template <class Kernel>
+Partial accumulate_range(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end,
+                         const KernelParams& k) {
+  Partial p;
+  visit_real_dtypes(a.dtype, b.dtype, [&](auto ta, auto tb) {
+    using TA = typename decltype(ta)::type;
+    using TB = typename decltype(tb)::type;
+    for_each_kernel_block<TA, TB>(a, b, begin, end, [&](const auto* pa, const auto* pb, std::size_t n, std::uint64_t pos) {
+      Kernel::accumulate(pa, pb, n, pos, k, p);
+    });
+  }, "compare()");
+  return p;
+}
+
+template <class Kernel>
+Partial accumulate_views(const TensorView& a, const TensorView& b, const KernelParams& k, const CompareOptions& o) {
+  if (is_complex(a.dtype) || is_complex(b.dtype))  // fail before any thread starts
+    visit_real_dtypes(a.dtype, b.dtype, [](auto, auto) {}, "compare()");
+  return chunked_reduce<Partial>(a.numel(), o.chunk_elements, o.threads, [&](std::uint64_t begin, std::uint64_t end) {
+    return accumulate_range<Kernel>(a, b, begin, end, k);
+  });
+}
+}  // namespace detail
+
+/// Compares `a` (NPU / actual) with `b` (bench / expected): msprobe's
+/// validation chain, then cosine, Euclidean distance, max/mean abs and rel
+/// error, RMSE, the thousandth ratios and both sides' statistics, from one
+/// fused pass of `Kernel` over the two views (any strides, byte orders and
+/// dtype pair). Throws Error{unsupported} for complex inputs.
+template <class Kernel = kernels::Default>
+Comparison compare(const TensorView& a_in, const TensorView& b_in, const CompareOptions& o = {}) {
+  const TensorView a = o.squeeze ? a_in.squeezed() : a_in;
+  const TensorView b = o.squeeze ? b_in.squeezed() : b_in;
+  Comparison c;
+  c.numel = a.numel();
+  c.dtypes_match = a.dtype == b.dtype;
+  c.zero_bench_eps = o.zero_bench_eps > 0 ? o.zero_bench_eps : detail::default_zero_bench_eps(a.dtype, b.dtype);
+  const KernelParams k{c.zero_bench_eps, {o.rel_thresholds[0], o.rel_thresholds[1]}};
+  const std::uint64_t nb = b.numel();
+
+  if (c.numel == 0 || nb == 0) {
+    c.validation = Validation::empty;
+    c.messages.push_back("This is empty data, can not compare.");
+    detail::set_all_six(c, MetricStatus::unsupported);
+    return c;
+  }
+  if (a.shape != b.shape) {
+    c.validation = Validation::shape_unmatched;
+    c.messages.push_back("Shape of NPU and bench tensor do not match. Skipped.");
+    detail::set_all_six(c, MetricStatus::shape_unmatched);
+    c.a = summarize<Kernel>(a);
+    c.b = summarize<Kernel>(b);
+    return c;
+  }
+
+  const Partial p = detail::accumulate_views<Kernel>(a, b, k, o);
+  c.partial = p;
+  c.a = make_summary(p.a, a.dtype, a_in.shape, c.numel);
+  c.b = make_summary(p.b, b.dtype, b_in.shape, c.numel);
+  c.nonfinite_mismatch_count = p.nonfinite_mismatch;
+  c.nonfinite_positions_match = p.nonfinite_mismatch == 0;
+  c.first_nonfinite_mismatch = p.first_mismatch_index;
+
+  if (a.rank() == 0) {
+    c.validation = Validation::zero_dim;
+    c.messages.push_back(
+        "This is type of 0-d tensor, can not calculate 'Cosine', 'EucDist', 'One Thousandth Err Ratio' and "
+        "'Five Thousandths Err Ratio'. ");
+    detail::set_all_six(c, MetricStatus::unsupported);
+    detail::finish_zero_dim(c, a, b);
+    return c;
+  }
+  if (!c.nonfinite_positions_match) {
+    c.validation = Validation::nonfinite_mismatch;
+    c.messages.push_back("The position of inf or nan in NPU and bench Tensor do not match.");
+    detail::set_all_six(c, MetricStatus::not_available);
+    return c;
+  }
+  if (!c.dtypes_match) c.messages.push_back("Dtype of NPU and bench tensor do not match.");
+
+  const double n = static_cast<double>(p.count);
+  detail::finish_cosine(c, p);
+  c.euclidean_distance = Metric::of(std::sqrt(p.sum_sq_diff));
+  c.max_abs_err = Metric::of(p.max_abs_diff);
+  c.max_rel_err = Metric::of(p.max_rel);
+  c.one_thousandth_ratio = Metric::of(static_cast<double>(p.rel_below[0]) / n);
+  c.five_thousandths_ratio = Metric::of(static_cast<double>(p.rel_below[1]) / n);
+  c.mean_abs_err = Metric::of(p.sum_abs_diff / n);
+  c.mean_rel_err = Metric::of(p.sum_rel / n);
+  c.rmse = Metric::of(std::sqrt(p.sum_sq_diff / n));
+  c.max_abs_index = p.max_abs_index;
+  c.max_rel_index = p.max_rel_index;
+  c.a_at_max_abs = element_as_double(a, p.max_abs_index);
+  c.b_at_max_abs = element_as_double(b, p.max_abs_index);
+  c.a_at_max_rel = element_as_double(a, p.max_rel_index);
+  c.b_at_max_rel = element_as_double(b, p.max_rel_index);
+  return c;
+}
+
+/// Typed comparator over spans: compare<float, bfloat16>(a, b, n).
+template <class TA, class TB, class Kernel = kernels::Default>
+Comparison compare(const TA* a, const TB* b, std::size_t n, const CompareOptions& o = {}) {
+  const Shape shape{static_cast<std::int64_t>(n)};
+  return compare<Kernel>(TensorView(a, dtype_of<TA>(), shape), TensorView(b, dtype_of<TB>(), shape), o);
+}
+
+TD_NAMESPACE_END

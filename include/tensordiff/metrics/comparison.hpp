@@ -1,0 +1,85 @@
+// tensordiff — Comparison: the result of compare().
+#pragma once
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "partial.hpp"
+#include "summary.hpp"
+
+TD_NAMESPACE_BEGIN
+
+/// Why a metric has no number — msprobe's cell values, kept as a status so a
+/// writer can print them and code can test them.
+enum class MetricStatus : std::uint8_t {
+  ok,               ///< value holds the number
+  unsupported,      ///< "unsupported": empty, 0-d (some metrics), length-1 cosine
+  shape_unmatched,  ///< "shape unmatched"
+  not_available,    ///< "N/A": nan/inf positions differ
+  nan,              ///< "Nan": the value is NaN or a norm is zero on one side
+};
+
+/// msprobe's spelling of a status ("" for ok).
+inline const char* msprobe_spelling(MetricStatus s) noexcept {
+  switch (s) {
+    case MetricStatus::ok: return "";
+    case MetricStatus::unsupported: return "unsupported";
+    case MetricStatus::shape_unmatched: return "shape unmatched";
+    case MetricStatus::not_available: return "N/A";
+    case MetricStatus::nan: return "Nan";
+  }
+  return "";
+}
+
+/// A metric value or the reason there is none.
+struct Metric {
+  double value = std::numeric_limits<double>::quiet_NaN();
+  MetricStatus status = MetricStatus::unsupported;
+
+  bool has_value() const noexcept { return status == MetricStatus::ok; }
+  static Metric of(double v) { return {v, MetricStatus::ok}; }
+  static Metric none(MetricStatus s) { return {std::numeric_limits<double>::quiet_NaN(), s}; }
+};
+
+/// What the validation chain (msprobe's ValidateTensor) decided.
+enum class Validation : std::uint8_t {
+  ok,
+  empty,               ///< a side has no elements
+  shape_unmatched,     ///< shapes differ (after squeeze, if enabled)
+  zero_dim,            ///< 0-d: only MaxAbsErr / MaxRelativeErr computed
+  nonfinite_mismatch,  ///< nan/inf positions differ: all six metrics N/A
+};
+
+/// Everything compare() measures. The six msprobe metrics are `cosine` …
+/// `five_thousandths_ratio`; the rest are extras.
+struct Comparison {
+  Validation validation = Validation::ok;
+  std::vector<std::string> messages;  ///< msprobe's messages, in the order it emits them
+
+  std::uint64_t numel = 0;
+  Metric cosine;
+  Metric euclidean_distance;
+  Metric max_abs_err;
+  Metric max_rel_err;
+  Metric one_thousandth_ratio;    ///< count(rel < thresholds[0]) / n
+  Metric five_thousandths_ratio;  ///< count(rel < thresholds[1]) / n
+  Metric mean_abs_err;
+  Metric mean_rel_err;
+  Metric rmse;
+
+  std::uint64_t max_abs_index = no_index;  ///< C-order flat index
+  std::uint64_t max_rel_index = no_index;
+  double a_at_max_abs = 0, b_at_max_abs = 0;
+  double a_at_max_rel = 0, b_at_max_rel = 0;
+
+  bool nonfinite_positions_match = true;
+  std::uint64_t nonfinite_mismatch_count = 0;
+  std::uint64_t first_nonfinite_mismatch = no_index;
+  bool dtypes_match = true;
+  double zero_bench_eps = 0;  ///< the eps the relative error used at bench zeros
+
+  Summary a, b;     ///< per-side statistics over the raw values
+  Partial partial;  ///< the raw accumulator (for merging across tensors)
+};
+
+TD_NAMESPACE_END

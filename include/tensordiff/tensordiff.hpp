@@ -1,0 +1,19 @@
+// tensordiff — umbrella header: core types, metrics and the default kernel.
+// Never includes backends/ (CUDA, NPU) or testing/ (GoogleTest); include those
+// explicitly.
+#pragma once
+
+#include "version.hpp"
+#include "core/dtype.hpp"
+#include "core/element_access.hpp"
+#include "core/error.hpp"
+#include "core/half.hpp"
+#include "core/tensor.hpp"
+#include "core/tensor_view.hpp"
+#include "core/visit.hpp"
+#include "kernels/default.hpp"
+#include "kernels/scalar.hpp"
+#include "metrics/compare.hpp"
+#include "metrics/comparison.hpp"
+#include "metrics/partial.hpp"
+#include "metrics/summary.hpp"

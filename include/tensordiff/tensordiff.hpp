@@ -15,5 +15,7 @@
 #include "kernels/scalar.hpp"
 #include "metrics/compare.hpp"
 #include "metrics/comparison.hpp"
+#include "metrics/crc32.hpp"
+#include "metrics/md5.hpp"
 #include "metrics/partial.hpp"
 #include "metrics/summary.hpp"

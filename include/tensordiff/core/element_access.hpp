@@ -15,7 +15,7 @@ inline double element_as_double(const TensorView& v, std::uint64_t flat) {
     using T = typename decltype(tag)::type;
     T x;
     detail::gather_bytes(v.data + v.offset_of(flat) * static_cast<std::int64_t>(sizeof(T)), 1, sizeof(T), 1,
-                         !v.is_native_order(), reinterpret_cast<std::byte*>(&x));
+                         v.is_native_order() ? 0 : detail::swap_word_size(v.dtype), reinterpret_cast<std::byte*>(&x));
     return detail::to_double(x);
   }, "element access");
 }

@@ -119,6 +119,6 @@ static_assert(sizeof(float16) == 2 && sizeof(bfloat16) == 2, "16-bit types must 
 inline constexpr double float16_max = 65504.0;
 inline constexpr double float16_overflow_threshold = 65520.0;
 inline constexpr double bfloat16_max = 3.3895313892515355e38;          // 0x7f7f
-inline constexpr double bfloat16_overflow_threshold = 3.3961775292304172e38;  // 0x7f7f8000 as f32
+inline constexpr double bfloat16_overflow_threshold = 3.39617752923046e38;  // 0x1.ffp+127 = 0x7f7f8000 as f32
 
 TD_NAMESPACE_END

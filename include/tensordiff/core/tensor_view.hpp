@@ -48,10 +48,12 @@ inline std::uint64_t checked_numel(const Shape& shape, const ErrorContext& where
 /// Row-major (C order) strides for a shape.
 inline Strides contiguous_strides(const Shape& shape) {
   Strides s(shape.size());
-  std::int64_t step = 1;
+  // Unsigned, so an absurd shape wraps instead of overflowing (undefined
+  // behaviour); views reject such shapes through checked_numel anyway.
+  std::uint64_t step = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
-    s[i] = step;
-    step *= shape[i] > 0 ? shape[i] : 1;
+    s[i] = static_cast<std::int64_t>(step);
+    step *= shape[i] > 0 ? static_cast<std::uint64_t>(shape[i]) : 1u;
   }
   return s;
 }
@@ -125,10 +127,18 @@ struct TensorView {
     if (numel() == 0) return {0, 0};
     std::int64_t lo = 0, hi = 0;
     for (std::size_t i = 0; i < shape.size(); ++i) {
-      const __int128 span = static_cast<__int128>(shape[i] - 1) * strides[i];
-      if (span > std::numeric_limits<std::int64_t>::max() / 32 || span < -std::numeric_limits<std::int64_t>::max() / 32)
+      // |span| <= 2^58 each (checked without a wider type), so the sums over
+      // at most a few dimensions and the byte scaling below cannot overflow.
+      constexpr std::int64_t limit = std::numeric_limits<std::int64_t>::max() / 32;
+      const std::int64_t ext = shape[i] - 1, st = strides[i];
+      const std::uint64_t mag = st < 0 ? 0 - static_cast<std::uint64_t>(st) : static_cast<std::uint64_t>(st);
+      if (ext != 0 && mag > static_cast<std::uint64_t>(limit) / static_cast<std::uint64_t>(ext))
         throw Error(ErrorCategory::invalid_argument, "strides reach beyond 2^58 elements");
-      (span < 0 ? lo : hi) += static_cast<std::int64_t>(span);
+      const std::int64_t span = ext * st;
+      std::int64_t& side = span < 0 ? lo : hi;
+      if (span < 0 ? side < -limit - span : side > limit - span)
+        throw Error(ErrorCategory::invalid_argument, "strides reach beyond 2^58 elements");
+      side += span;
     }
     const auto item = static_cast<std::int64_t>(itemsize());
     return {lo * item, (hi + 1) * item};

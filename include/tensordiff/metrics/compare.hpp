@@ -25,8 +25,10 @@ struct CompareOptions {
   /// Elements per chunk. Chunks are merged in index order, so results are
   /// bitwise identical for any thread count; only this number changes rounding.
   std::size_t chunk_elements = std::size_t{1} << 16;
-  /// Worker threads; 1 runs on the calling thread.
-  unsigned threads = 1;
+  /// Threads for one large comparison, from default_thread_pool(): 0 = all
+  /// of the pool (hardware concurrency unless set_default_threads() changed
+  /// it), 1 = the calling thread only. Results do not depend on it.
+  unsigned threads = 0;
 };
 
 namespace detail {
@@ -70,8 +72,7 @@ inline void finish_cosine(Comparison& c, const Partial& p) {
 }
 
 /// 0-d: msprobe computes only MaxAbsErr and MaxRelativeErr, on the raw values.
-inline void finish_zero_dim(Comparison& c, const TensorView& a, const TensorView& b) {
-  const double x = element_as_double(a, 0), y = element_as_double(b, 0);
+inline void finish_zero_dim(Comparison& c, double x, double y) {
   const double abs_err = std::fabs(x - y);
   const double rel = y == 0 ? std::fabs(x) / c.zero_bench_eps : abs_err / std::fabs(y);
   c.max_abs_err = std::isnan(abs_err) ? Metric::none(MetricStatus::nan) : Metric::of(abs_err);
@@ -82,15 +83,17 @@ inline void finish_zero_dim(Comparison& c, const TensorView& a, const TensorView
 }
 
 /// One chunk of the fused pass: dispatch on the dtypes, walk the runs.
+/// `index_base` is added to the indices the Partial records (the NPU adapter
+/// passes chunks of a larger tensor as small views).
 template <class Kernel>
 Partial accumulate_range(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end,
-                         const KernelParams& k) {
+                         const KernelParams& k, std::uint64_t index_base = 0) {
   Partial p;
   visit_real_dtypes(a.dtype, b.dtype, [&](auto ta, auto tb) {
     using TA = typename decltype(ta)::type;
     using TB = typename decltype(tb)::type;
     for_each_kernel_block<TA, TB>(a, b, begin, end, [&](const auto* pa, const auto* pb, std::size_t n, std::uint64_t pos) {
-      Kernel::accumulate(pa, pb, n, pos, k, p);
+      Kernel::accumulate(pa, pb, n, index_base + pos, k, p);
     });
   }, "compare()");
   return p;
@@ -106,41 +109,46 @@ Partial accumulate_views(const TensorView& a, const TensorView& b, const KernelP
 }
 }  // namespace detail
 
-/// Compares `a` (NPU / actual) with `b` (bench / expected): msprobe's
-/// validation chain, then cosine, Euclidean distance, max/mean abs and rel
-/// error, RMSE, the thousandth ratios and both sides' statistics, from one
-/// fused pass of `Kernel` over the two views (any strides, byte orders and
-/// dtype pair). Throws Error{unsupported} for complex inputs.
-template <class Kernel = kernels::Default>
-Comparison compare(const TensorView& a_in, const TensorView& b_in, const CompareOptions& o = {}) {
-  const TensorView a = o.squeeze ? a_in.squeezed() : a_in;
-  const TensorView b = o.squeeze ? b_in.squeezed() : b_in;
-  Comparison c;
+namespace detail {
+/// compare() before the fused pass (shared with the device backends): fills
+/// numel, dtypes_match, zero_bench_eps and decides the empty and shape
+/// validations. `a`/`b` are the squeezed views. Returns false when the
+/// comparison is decided without a pass; for shape_unmatched the caller still
+/// fills c.a / c.b (summaries of each side).
+inline bool start_comparison(Comparison& c, const TensorView& a, const TensorView& b, const CompareOptions& o) {
   c.numel = a.numel();
   c.dtypes_match = a.dtype == b.dtype;
-  c.zero_bench_eps = o.zero_bench_eps > 0 ? o.zero_bench_eps : detail::default_zero_bench_eps(a.dtype, b.dtype);
-  const KernelParams k{c.zero_bench_eps, {o.rel_thresholds[0], o.rel_thresholds[1]}};
-  const std::uint64_t nb = b.numel();
-
-  if (c.numel == 0 || nb == 0) {
+  c.zero_bench_eps = o.zero_bench_eps > 0 ? o.zero_bench_eps : default_zero_bench_eps(a.dtype, b.dtype);
+  if (c.numel == 0 || b.numel() == 0) {
     c.validation = Validation::empty;
     c.messages.push_back("This is empty data, can not compare.");
-    detail::set_all_six(c, MetricStatus::unsupported);
-    return c;
+    set_all_six(c, MetricStatus::unsupported);
+    return false;
   }
   if (a.shape != b.shape) {
     c.validation = Validation::shape_unmatched;
     c.messages.push_back("Shape of NPU and bench tensor do not match. Skipped.");
-    detail::set_all_six(c, MetricStatus::shape_unmatched);
-    c.a = summarize<Kernel>(a);
-    c.b = summarize<Kernel>(b);
-    return c;
+    set_all_six(c, MetricStatus::shape_unmatched);
+    return false;
   }
+  return true;
+}
 
-  const Partial p = detail::accumulate_views<Kernel>(a, b, k, o);
+inline KernelParams kernel_params(const Comparison& c, const CompareOptions& o) {
+  return KernelParams{c.zero_bench_eps, {o.rel_thresholds[0], o.rel_thresholds[1]}};
+}
+
+/// compare() after the fused pass produced `p` over the squeezed views `a`,
+/// `b` (shared with the device backends): summaries, the rest of the
+/// validation chain and the metrics. `element_at(view, flat) -> double` reads
+/// one element (element_as_double for host memory; a device backend copies it
+/// back). `shape_a`/`shape_b` are the caller's unsqueezed shapes.
+template <class ElementAt>
+void finish_comparison(Comparison& c, const TensorView& a, const TensorView& b, const Shape& shape_a,
+                       const Shape& shape_b, const Partial& p, ElementAt&& element_at) {
   c.partial = p;
-  c.a = make_summary(p.a, a.dtype, a_in.shape, c.numel);
-  c.b = make_summary(p.b, b.dtype, b_in.shape, c.numel);
+  c.a = make_summary(p.a, a.dtype, shape_a, c.numel);
+  c.b = make_summary(p.b, b.dtype, shape_b, c.numel);
   c.nonfinite_mismatch_count = p.nonfinite_mismatch;
   c.nonfinite_positions_match = p.nonfinite_mismatch == 0;
   c.first_nonfinite_mismatch = p.first_mismatch_index;
@@ -150,20 +158,20 @@ Comparison compare(const TensorView& a_in, const TensorView& b_in, const Compare
     c.messages.push_back(
         "This is type of 0-d tensor, can not calculate 'Cosine', 'EucDist', 'One Thousandth Err Ratio' and "
         "'Five Thousandths Err Ratio'. ");
-    detail::set_all_six(c, MetricStatus::unsupported);
-    detail::finish_zero_dim(c, a, b);
-    return c;
+    set_all_six(c, MetricStatus::unsupported);
+    finish_zero_dim(c, element_at(a, 0), element_at(b, 0));
+    return;
   }
   if (!c.nonfinite_positions_match) {
     c.validation = Validation::nonfinite_mismatch;
     c.messages.push_back("The position of inf or nan in NPU and bench Tensor do not match.");
-    detail::set_all_six(c, MetricStatus::not_available);
-    return c;
+    set_all_six(c, MetricStatus::not_available);
+    return;
   }
   if (!c.dtypes_match) c.messages.push_back("Dtype of NPU and bench tensor do not match.");
 
   const double n = static_cast<double>(p.count);
-  detail::finish_cosine(c, p);
+  finish_cosine(c, p);
   c.euclidean_distance = Metric::of(std::sqrt(p.sum_sq_diff));
   c.max_abs_err = Metric::of(p.max_abs_diff);
   c.max_rel_err = Metric::of(p.max_rel);
@@ -174,10 +182,33 @@ Comparison compare(const TensorView& a_in, const TensorView& b_in, const Compare
   c.rmse = Metric::of(std::sqrt(p.sum_sq_diff / n));
   c.max_abs_index = p.max_abs_index;
   c.max_rel_index = p.max_rel_index;
-  c.a_at_max_abs = element_as_double(a, p.max_abs_index);
-  c.b_at_max_abs = element_as_double(b, p.max_abs_index);
-  c.a_at_max_rel = element_as_double(a, p.max_rel_index);
-  c.b_at_max_rel = element_as_double(b, p.max_rel_index);
+  c.a_at_max_abs = element_at(a, p.max_abs_index);
+  c.b_at_max_abs = element_at(b, p.max_abs_index);
+  c.a_at_max_rel = element_at(a, p.max_rel_index);
+  c.b_at_max_rel = element_at(b, p.max_rel_index);
+}
+}  // namespace detail
+
+/// Compares `a` (NPU / actual) with `b` (bench / expected): msprobe's
+/// validation chain, then cosine, Euclidean distance, max/mean abs and rel
+/// error, RMSE, the thousandth ratios and both sides' statistics, from one
+/// fused pass of `Kernel` over the two views (any strides, byte orders and
+/// dtype pair). Throws Error{unsupported} for complex inputs.
+template <class Kernel = kernels::Default>
+Comparison compare(const TensorView& a_in, const TensorView& b_in, const CompareOptions& o = {}) {
+  const TensorView a = o.squeeze ? a_in.squeezed() : a_in;
+  const TensorView b = o.squeeze ? b_in.squeezed() : b_in;
+  Comparison c;
+  if (!detail::start_comparison(c, a, b, o)) {
+    if (c.validation == Validation::shape_unmatched) {
+      c.a = summarize<Kernel>(a);
+      c.b = summarize<Kernel>(b);
+    }
+    return c;
+  }
+  const Partial p = detail::accumulate_views<Kernel>(a, b, detail::kernel_params(c, o), o);
+  detail::finish_comparison(c, a, b, a_in.shape, b_in.shape, p,
+                            [](const TensorView& v, std::uint64_t i) { return element_as_double(v, i); });
   return c;
 }
 

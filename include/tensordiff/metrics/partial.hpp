@@ -120,9 +120,9 @@ namespace detail {
 /// the SIMD kernels' tails and the CUDA kernel.
 TD_HOST_DEVICE inline void accumulate_error(Partial& p, double a, double b, double abs_diff, std::uint64_t index,
                                             const KernelParams& k) {
-  const double d = a - b;
   p.dot += a * b;
-  p.sum_sq_diff += d * d;
+  // abs_diff, not a - b: for int64 pairs beyond 2^53 only abs_diff is exact.
+  p.sum_sq_diff += abs_diff * abs_diff;
   p.sum_abs_diff += abs_diff;
   if (abs_diff > p.max_abs_diff) {
     p.max_abs_diff = abs_diff;
@@ -146,7 +146,7 @@ TD_HOST_DEVICE inline void accumulate_pair(Partial& p, TA a_raw, TB b_raw, std::
   p.a.add(a);
   p.b.add(b);
   if constexpr (is_integral_storage_v<TA> && is_integral_storage_v<TB>) {
-    accumulate_error(p, a, b, static_cast<double>(exact_abs_diff(a_raw, b_raw)), index, k);
+    accumulate_error(p, a, b, exact_abs_diff(a_raw, b_raw), index, k);
   } else if (TD_LIKELY(std::isfinite(a) && std::isfinite(b))) {
     accumulate_error(p, a, b, std::fabs(a - b), index, k);
   } else {

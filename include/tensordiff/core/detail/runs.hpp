@@ -76,14 +76,22 @@ void walk_runs(const CoalescedLayout<K>& L, std::uint64_t begin, std::uint64_t e
   }
 }
 
+/// Bytes of each word a foreign-order element is swapped in: the whole item,
+/// but each half of a complex number (real and imaginary swap separately).
+constexpr std::size_t swap_word_size(DType t) noexcept {
+  return is_complex(t) ? dtype_size(t) / 2 : dtype_size(t);
+}
+
 /// Copies `n` elements of `size` bytes, `stride` elements apart, into `out`
-/// contiguously, byte-swapping each when `swap`.
-inline void gather_bytes(const std::byte* src, std::int64_t stride, std::size_t size, std::size_t n, bool swap,
-                         std::byte* out) {
+/// contiguously. A non-zero `swap_word` reverses the bytes of every word of
+/// that many bytes (see swap_word_size); 0 copies as is.
+inline void gather_bytes(const std::byte* src, std::int64_t stride, std::size_t size, std::size_t n,
+                         std::size_t swap_word, std::byte* out) {
   const std::int64_t step = stride * static_cast<std::int64_t>(size);
   for (std::size_t i = 0; i < n; ++i, src += step, out += size) {
-    if (swap)
-      for (std::size_t j = 0; j < size; ++j) out[j] = src[size - 1 - j];
+    if (swap_word)
+      for (std::size_t w = 0; w < size; w += swap_word)
+        for (std::size_t j = 0; j < swap_word; ++j) out[w + j] = src[w + swap_word - 1 - j];
     else
       std::memcpy(out, src, size);
   }
@@ -100,7 +108,8 @@ inline constexpr std::size_t gather_block = 512;
 template <class TA, class TB, class F>
 void for_each_run_pair(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end, F&& f) {
   const auto L = coalesce<2>({&a, &b});
-  const bool swap_a = !a.is_native_order(), swap_b = !b.is_native_order();
+  const std::size_t swap_a = a.is_native_order() ? 0 : swap_word_size(a.dtype);
+  const std::size_t swap_b = b.is_native_order() ? 0 : swap_word_size(b.dtype);
   walk_runs<2>(L, begin, end, [&](const auto& off, const auto& inner, std::uint64_t n, std::uint64_t pos) {
     const std::byte* pa = a.data + off[0] * static_cast<std::int64_t>(sizeof(TA));
     const std::byte* pb = b.data + off[1] * static_cast<std::int64_t>(sizeof(TB));
@@ -128,7 +137,7 @@ void for_each_run_pair(const TensorView& a, const TensorView& b, std::uint64_t b
 template <class T, class F>
 void for_each_run(const TensorView& v, std::uint64_t begin, std::uint64_t end, F&& f) {
   const auto L = coalesce<1>({&v});
-  const bool swap = !v.is_native_order();
+  const std::size_t swap = v.is_native_order() ? 0 : swap_word_size(v.dtype);
   walk_runs<1>(L, begin, end, [&](const auto& off, const auto& inner, std::uint64_t n, std::uint64_t pos) {
     const std::byte* p = v.data + off[0] * static_cast<std::int64_t>(sizeof(T));
     if (inner[0] == 1 && !swap) {

@@ -1,0 +1,199 @@
+// tensordiff_bench — speed and error of the fused compare, per backend.
+//
+// Names: BM_<metric>/<dtype>/<backend>/<input bytes>/t<threads>, where input
+// bytes count both sides (what SetBytesProcessed reports, so bytes_per_second
+// is GB/s of input read). Counters cos_err / l2_err: |cosine − ref| and the
+// relative error of the Euclidean distance against a long-double reference.
+// 512 MiB cases are registered only with TD_BENCH_LARGE=1 (see README.md).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensordiff/metrics/compare.hpp"
+#include "tensordiff/kernels/scalar.hpp"
+#if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
+#include "tensordiff/kernels/highway.hpp"
+#endif
+#if defined(TD_HAS_XSIMD) && TD_HAS_XSIMD
+#include "tensordiff/kernels/xsimd.hpp"
+#endif
+#if defined(TD_HAS_EIGEN) && TD_HAS_EIGEN
+#include "tensordiff/kernels/eigen.hpp"
+#endif
+#if __has_include("tensordiff/metrics/md5.hpp")
+#include "tensordiff/metrics/md5.hpp"
+#define TD_BENCH_MD5 1
+#endif
+#if __has_include("tensordiff/metrics/crc32.hpp")
+#include "tensordiff/metrics/crc32.hpp"
+#define TD_BENCH_CRC32 1
+#endif
+
+namespace {
+using namespace tensordiff;
+
+/// Fast deterministic normal-ish values (sum of uniforms), so 512 MiB fills quickly.
+struct Rng {
+  std::uint64_t s;
+  double next() {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    return static_cast<double>(s >> 11) * 0x1p-53;
+  }
+  double normal() { return (next() + next() + next() + next() - 2.0) * 1.7320508075688772; }
+};
+
+/// One data set: bench values x, actual = x·(1 + 1e-3·noise), stored as TA/TB,
+/// plus long-double reference metrics.
+struct DataSet {
+  std::string key;
+  std::unique_ptr<std::byte[]> a, b;
+  std::size_t n = 0;
+  double cos_ref = 0, l2_ref = 0;
+};
+
+template <class T> T store(double x) {
+  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(x));
+  else if constexpr (std::is_integral_v<T>) return static_cast<T>(std::llround(x * 1000.0));
+  else return static_cast<T>(x);
+}
+
+template <class TA, class TB> const DataSet& data(std::size_t n, const std::string& key) {
+  static DataSet d;  // one at a time: the 512 MiB sets do not accumulate
+  if (d.key == key) return d;
+  d = DataSet{};
+  d.key = key;
+  d.n = n;
+  d.a.reset(new std::byte[n * sizeof(TA) + 64]);
+  d.b.reset(new std::byte[n * sizeof(TB) + 64]);
+  TA* pa = reinterpret_cast<TA*>(d.a.get());
+  TB* pb = reinterpret_cast<TB*>(d.b.get());
+  Rng r{0x9E3779B97F4A7C15ull ^ n};
+  long double dot = 0, na = 0, nb = 0, sq = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = r.normal();
+    pa[i] = store<TA>(x * (1 + 1e-3 * r.normal()));
+    pb[i] = store<TB>(x);
+    const long double u = detail::to_double(pa[i]), v = detail::to_double(pb[i]);
+    dot += u * v, na += u * u, nb += v * v, sq += (u - v) * (u - v);
+  }
+  d.cos_ref = static_cast<double>(dot / std::sqrt(na * nb));
+  d.l2_ref = static_cast<double>(std::sqrt(sq));
+  return d;
+}
+
+template <class Kernel, class TA, class TB> void bm_compare(benchmark::State& st, std::size_t bytes, unsigned threads) {
+  const std::size_t n = bytes / (sizeof(TA) + sizeof(TB));
+  const DataSet& d = data<TA, TB>(n, std::string(dtype_name(dtype_of<TA>())) + dtype_name(dtype_of<TB>()) + std::to_string(n));
+  const Shape shape{static_cast<std::int64_t>(n)};
+  const TensorView va(d.a.get(), dtype_of<TA>(), shape), vb(d.b.get(), dtype_of<TB>(), shape);
+  CompareOptions o;
+  o.threads = threads;
+  Comparison c;
+  for (auto _ : st) {
+    c = compare<Kernel>(va, vb, o);
+    benchmark::DoNotOptimize(c.partial.dot);
+  }
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(n * (sizeof(TA) + sizeof(TB))));
+  st.counters["cos_err"] = std::fabs(c.cosine.value - d.cos_ref);
+  st.counters["l2_err"] = d.l2_ref > 0 ? std::fabs(c.euclidean_distance.value - d.l2_ref) / d.l2_ref : 0.0;
+}
+
+/// Plain SIMD sum of 64-bit words over `bytes` (the read-bandwidth baseline).
+void bm_read(benchmark::State& st, std::size_t bytes, unsigned threads) {
+  const std::size_t n = bytes / 16;  // the same bytes as a f32 pair: two buffers
+  const DataSet& d = data<float, float>(n, std::string("float32float32") + std::to_string(n));
+  const std::size_t words = n * 4 / 8;
+  const std::uint64_t* wa = reinterpret_cast<const std::uint64_t*>(d.a.get());
+  const std::uint64_t* wb = reinterpret_cast<const std::uint64_t*>(d.b.get());
+  constexpr std::size_t chunk = 1 << 15;  // words per task, as compare's chunks
+  const std::size_t chunks = (words + chunk - 1) / chunk;
+  std::vector<std::uint64_t> part(chunks * 2);
+  for (auto _ : st) {
+    default_thread_pool().parallel_for(chunks, [&](std::uint64_t c) {
+      const std::size_t lo = c * chunk, m = std::min(chunk, words - lo);
+#if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
+      part[2 * c] = kernels::Highway::read_words(wa + lo, m);
+      part[2 * c + 1] = kernels::Highway::read_words(wb + lo, m);
+#else
+      std::uint64_t s = 0;
+      for (std::size_t i = 0; i < m; ++i) s += wa[lo + i] + wb[lo + i];
+      part[2 * c] = s;
+#endif
+    }, threads);
+    benchmark::DoNotOptimize(part.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(words * 16));
+}
+
+#if defined(TD_BENCH_MD5) || defined(TD_BENCH_CRC32)
+template <class F> void bm_hash(benchmark::State& st, std::size_t bytes, F&& f) {
+  const std::size_t n = bytes / 8;
+  const DataSet& d = data<float, float>(n, std::string("float32float32") + std::to_string(n));
+  for (auto _ : st) benchmark::DoNotOptimize(f(d.a.get(), n * 4));
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(n * 4));
+}
+#endif
+
+template <class Kernel> void register_backend(const char* backend, std::size_t bytes, unsigned t) {
+  const std::string tail = "/" + std::string(backend) + "/" + std::to_string(bytes) + "/t" + std::to_string(t);
+  auto reg = [&](const char* dt, auto fn) {
+    auto* b = benchmark::RegisterBenchmark(("BM_compare/" + std::string(dt) + tail).c_str(), fn);
+    b->Unit(benchmark::kMicrosecond)->UseRealTime();
+    if (bytes >= (std::size_t{256} << 20)) b->Iterations(3);
+  };
+  reg("f32", [bytes, t](benchmark::State& s) { bm_compare<Kernel, float, float>(s, bytes, t); });
+  reg("bf16", [bytes, t](benchmark::State& s) { bm_compare<Kernel, bfloat16, bfloat16>(s, bytes, t); });
+  reg("f16", [bytes, t](benchmark::State& s) { bm_compare<Kernel, float16, float16>(s, bytes, t); });
+  reg("f32_bf16", [bytes, t](benchmark::State& s) { bm_compare<Kernel, float, bfloat16>(s, bytes, t); });
+  reg("int32", [bytes, t](benchmark::State& s) { bm_compare<Kernel, std::int32_t, std::int32_t>(s, bytes, t); });
+}
+
+int register_all() {
+  std::vector<std::size_t> sizes = {32u << 10, 1u << 20, 16u << 20};
+  const char* large = std::getenv("TD_BENCH_LARGE");
+  if (large && *large && *large != '0') sizes.push_back(std::size_t{512} << 20);
+  for (std::size_t bytes : sizes) {
+    for (unsigned t : {1u, 2u}) {
+      const std::string tail = "/" + std::to_string(bytes) + "/t" + std::to_string(t);
+      auto* rb = benchmark::RegisterBenchmark(("BM_read_bandwidth" + tail).c_str(),
+                                              [bytes, t](benchmark::State& s) { bm_read(s, bytes, t); });
+      rb->Unit(benchmark::kMicrosecond)->UseRealTime();
+      if (bytes >= (std::size_t{256} << 20)) rb->Iterations(5);
+      register_backend<kernels::Scalar>("scalar", bytes, t);
+#if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
+      register_backend<kernels::Highway>("highway", bytes, t);
+#endif
+#if defined(TD_HAS_XSIMD) && TD_HAS_XSIMD
+      register_backend<kernels::Xsimd>("xsimd", bytes, t);
+#endif
+#if defined(TD_HAS_EIGEN) && TD_HAS_EIGEN
+      register_backend<kernels::Eigen>("eigen", bytes, t);
+#endif
+    }
+#ifdef TD_BENCH_MD5
+    benchmark::RegisterBenchmark(("BM_md5/bytes/" + std::to_string(bytes / 2)).c_str(),
+                                 [bytes](benchmark::State& s) {
+                                   bm_hash(s, bytes, [](const void* p, std::size_t m) { return md5_hex(p, m); });
+                                 })->Unit(benchmark::kMicrosecond);
+#endif
+#ifdef TD_BENCH_CRC32
+    benchmark::RegisterBenchmark(("BM_crc32/bytes/" + std::to_string(bytes / 2)).c_str(),
+                                 [bytes](benchmark::State& s) {
+                                   bm_hash(s, bytes, [](const void* p, std::size_t m) { return crc32(p, m); });
+                                 })->Unit(benchmark::kMicrosecond);
+#endif
+  }
+  return 0;
+}
+const int registered = register_all();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,88 @@
+// tensordiff — command-line front end. All logic lives in the library; this
+// file only parses arguments (CLI11) and maps failures to exit codes.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <tensordiff/core/error.hpp>
+#include <tensordiff/version.hpp>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tensordiff — fast, exact tensor and dump comparison"};
+  app.set_version_flag("--version", tensordiff::version_string);
+  app.require_subcommand(1);
+
+  cli::StatArgs stat;
+  auto* c_stat = app.add_subcommand("stat", "Statistics, MD5 and CRC-32 of every tensor in a file");
+  c_stat->add_option("file", stat.file, ".npy, .npz, .pt or .safetensors file (FILE::PATH selects one tensor)")->required();
+  c_stat->add_flag("--json", stat.json, "Print a JSON array of stat objects");
+
+  cli::LsArgs ls;
+  auto* c_ls = app.add_subcommand("ls", "List the tensors in a file (path, dtype, shape, storage layout)");
+  c_ls->add_option("file", ls.file, "tensor file")->required();
+
+  cli::DiffArgs diff;
+  auto* c_diff = app.add_subcommand("diff", "Compare two tensors: every metric and a standard's verdict");
+  c_diff->add_option("a", diff.a, "actual / NPU tensor: FILE or FILE::PATH")->required();
+  c_diff->add_option("b", diff.b, "expected / bench tensor: FILE or FILE::PATH")->required();
+  c_diff->add_flag("--json", diff.json, "Print JSON");
+  c_diff->add_option("--standard", diff.standard,
+                     "torch | numpy | isclose | ulp[:N] | polygraphy[:max|mean|median|quantile] | msprobe | precheck | bitwise")
+      ->capture_default_str();
+  c_diff->add_option("--rtol", diff.rtol, "relative tolerance (overrides the standard's)");
+  c_diff->add_option("--atol", diff.atol, "absolute tolerance (overrides the standard's)");
+  c_diff->add_option("--save-diff", diff.save_diff, "Write a - b (float64) to this .npy file");
+  c_diff->add_flag("--strict", diff.strict, "Exit 1 on warnings too");
+
+  cli::CompareArgs cmp;
+  auto* c_cmp = app.add_subcommand("compare", "Compare two msprobe dumps (or folders of tensor files) like msprobe compare");
+  c_cmp->add_option("npu", cmp.npu, "NPU dump: dump.json, rank folder, step folder or dump root")->required();
+  c_cmp->add_option("bench", cmp.bench, "bench dump, same layout")->required();
+  c_cmp->add_option("-o,--output", cmp.out_dir, "output folder for the CSV(s) and report")->required();
+  c_cmp->add_option("--mode", cmp.mode, "auto | tensor | statistics | md5")
+      ->check(CLI::IsMember({"auto", "tensor", "statistics", "md5"}))
+      ->capture_default_str();
+  c_cmp->add_flag("--fuzzy", cmp.fuzzy, "Fuzzy name matching (msprobe -fm)");
+  c_cmp->add_option("--data-map", cmp.data_map, "YAML {npu item: bench item} (msprobe -dm)");
+  auto* o_cell = c_cmp->add_option("--cell-map", cmp.cell_map, "YAML cell/module name mapping (msprobe -cm)")->expected(0, 1);
+  auto* o_api = c_cmp->add_option("--api-map", cmp.api_map, "YAML API mapping list (msprobe -am)")->expected(0, 1);
+  c_cmp->add_option("--layer-map", cmp.layer_map, "YAML layer mapping (msprobe -lm)");
+  c_cmp->add_option("--compat", cmp.compat, "msprobe: reproduce msprobe's quirks exactly")
+      ->check(CLI::IsMember({"msprobe", "tensordiff"}));
+  c_cmp->add_flag("--legacy-result", cmp.legacy_result, "Write msprobe 8.x 'Accuracy Reached or Not' instead of Result");
+  c_cmp->add_flag("--html", cmp.html, "Also write OUTDIR/report.html");
+  c_cmp->add_flag("--jsonl", cmp.jsonl, "Also write the rows as JSON lines");
+  c_cmp->add_option("--jobs", cmp.jobs, "tensor pairs compared at once (0 = automatic)");
+  c_cmp->add_flag("--strict", cmp.strict, "Exit 1 on warnings too");
+  c_cmp->add_flag("-q,--quiet", cmp.quiet, "No progress bar");
+
+  cli::OverflowArgs ovf;
+  auto* c_ovf = app.add_subcommand("overflow", "Overflow scan of one dump (msprobe overflow_check)");
+  c_ovf->add_option("dump", ovf.dump, "dump.json, rank folder or step folder")->required();
+  c_ovf->add_flag("--json", ovf.json, "Print JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  cmp.use_cell_map = o_cell->count() > 0;
+  cmp.use_api_map = o_api->count() > 0;
+  try {
+    if (*c_stat) return cli::run_stat(stat);
+    if (*c_ls) return cli::run_ls(ls);
+    if (*c_diff) return cli::run_diff(diff);
+    if (*c_cmp) return cli::run_compare(cmp);
+    if (*c_ovf) return cli::run_overflow(ovf);
+  } catch (const tensordiff::Error& e) {
+    std::fprintf(stderr, "tensordiff: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tensordiff: %s\n", e.what());
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,168 @@
+// tensordiff — the one interface every tensor file reader implements.
+//
+// A *format* is a small component with three jobs:
+//
+//   class MyFormat final : public io::Format {
+//    public:
+//     std::string_view name() const override { return "myfmt"; }
+//     io::Match recognises(const io::FileProbe& p) const override {
+//       if (p.starts_with("MYFMT")) return io::Match::magic;          // magic bytes win
+//       return p.extension == ".myf" ? io::Match::extension : io::Match::no;
+//     }
+//     std::vector<io::LoadedTensor> load(const io::FileHandle& file,
+//                                        const io::LoadOptions& opt) const override;
+//   };
+//   io::Registry::global().add(std::make_unique<MyFormat>());   // see registry.hpp
+//
+// `load` receives the whole file as a shared, read-only MappedFile (mapped or
+// read into memory by the registry according to LoadOptions::map) and returns
+// the tensors in file order as (path, Tensor, metadata). Readers should
+//   - hand out zero-copy views where they can: io::detail::adopt_or_copy()
+//     keeps the file alive through Tensor::adopt and copies only when the data
+//     is misaligned for its element type;
+//   - throw tensordiff::Error for every problem, with ErrorContext{file, field
+//     or opcode or member, byte offset} and a reason (file = file->path());
+//   - check sizes against the file before allocating anything.
+//
+// Paths: a single-tensor file (npy, a bare torch.save(tensor)) yields one
+// entry with path "". Containers yield keys joined with '.': "a", "layer.0.w",
+// list items as indices ("0", "x.1"). npz members are the member name minus
+// ".npy". io::load_one("file.npz::a") selects one entry by path.
+//
+// Built-in formats (npy, npz, and pt when io/pt.hpp is present) are registered
+// by registry.hpp on first use of Registry::global(). Format headers include
+// this header only, never registry.hpp, so the registry can include them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/tensor.hpp"
+#include "mapped_file.hpp"
+
+TD_NAMESPACE_BEGIN
+namespace io {
+
+/// Resource caps for hostile input. Every reader checks the ones it needs.
+struct Limits {
+  std::uint64_t max_header_bytes = 1u << 20;   ///< npy header text, safetensors JSON header
+  std::uint64_t max_members = 1u << 20;        ///< zip central-directory entries
+  std::uint64_t max_name_bytes = 4096;         ///< zip member name
+  std::uint64_t max_rank = 64;                 ///< dimensions of one tensor
+  std::uint64_t max_pickle_bytes = 64u << 20;  ///< .pt data.pkl
+  std::uint64_t max_pickle_items = 1u << 20;   ///< pickle memo entries / stack length / container items
+  std::uint64_t max_pickle_depth = 1000;       ///< container nesting
+};
+
+/// How to read `<V2` (ml_dtypes' bfloat16) and 16-bit integer payloads (see
+/// formats.md §1.4: npy has no standard bfloat16 descr).
+enum class Bf16Hint : std::uint8_t {
+  none,         ///< `<V2` stays opaque (uint16 bits, metadata.opaque = true); `<i2`/`<u2` are integers
+  bfloat16,     ///< `<V2` / `|V2` are bfloat16 (the caller or dump.json says so)
+  int16_bits,   ///< additionally reinterpret `<i2` / `<u2` as bfloat16 bits (t.view(torch.int16).numpy())
+};
+
+/// Options every reader understands (those that do not apply are ignored).
+struct LoadOptions {
+  Bf16Hint bf16 = Bf16Hint::none;
+  MapPolicy map = MapPolicy::automatic;  ///< mmap large files, read small ones
+  std::uint64_t map_threshold = MappedFile::default_map_threshold;
+  bool verify_crc = false;               ///< check zip member CRC-32 (costs one pass over the data)
+  std::string format;                    ///< force a format by name; empty = detect
+  Limits limits;
+};
+
+/// What a file said about a tensor besides its values.
+struct TensorMetadata {
+  std::string source_dtype;        ///< the format's own spelling: "<f4", "BF16", "torch.BFloat16Storage"
+  bool opaque = false;             ///< bytes of unknown meaning (npy `<V2` without a bf16 hint), shown as uint16
+  bool requires_grad = false;      ///< pt
+  bool is_parameter = false;       ///< pt: nn.Parameter
+  std::string location;            ///< pt: "cpu", "cuda:0", "npu:0" (a label; the bytes are host bytes)
+  std::string storage_key;         ///< pt: "0" for data/0; npz: the member name
+  std::uint64_t storage_offset = 0;  ///< pt: in elements; npy/npz: byte offset of the data in the file
+  std::map<std::string, std::string> extra;  ///< anything else worth showing (format version, ...)
+};
+
+/// One tensor of a file.
+struct LoadedTensor {
+  std::string path;  ///< "" for single-tensor files; "a.b.0" inside containers
+  Tensor tensor;
+  TensorMetadata meta;
+};
+
+/// How well a format recognises a file; the registry takes the best.
+enum class Match : std::uint8_t { no = 0, extension = 1, magic = 2 };
+
+/// The first bytes of a file plus its name, for recognises().
+struct FileProbe {
+  std::string path;
+  std::string extension;       ///< lower case, with the dot: ".npy"; "" when none
+  const std::byte* head = nullptr;  ///< the first head_size bytes (at most 4096)
+  std::size_t head_size = 0;
+  std::uint64_t file_size = 0;
+
+  bool starts_with(std::string_view magic, std::size_t at = 0) const noexcept {
+    return at <= head_size && magic.size() <= head_size - at && std::memcmp(head + at, magic.data(), magic.size()) == 0;
+  }
+};
+
+/// A file format. Implementations are stateless and thread-safe (load may be
+/// called concurrently).
+class Format {
+ public:
+  virtual ~Format() = default;
+  /// Short lower-case name: "npy", "npz", "pt", "safetensors".
+  virtual std::string_view name() const = 0;
+  virtual Match recognises(const FileProbe& probe) const = 0;
+  /// All tensors of the file, in file order.
+  virtual std::vector<LoadedTensor> load(const FileHandle& file, const LoadOptions& options) const = 0;
+};
+
+namespace detail {
+
+/// Lower-case extension of a path's last component, with the dot.
+inline std::string extension_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+  std::string ext = path.substr(dot);
+  for (char& c : ext) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return ext;
+}
+
+inline FileProbe make_probe(const MappedFile& f) {
+  FileProbe p;
+  p.path = f.path();
+  p.extension = extension_of(f.path());
+  p.head = f.data();
+  p.head_size = static_cast<std::size_t>(std::min<std::uint64_t>(f.size(), 4096));
+  p.file_size = f.size();
+  return p;
+}
+
+/// A Tensor over `view`, whose bytes lie inside `file`'s buffer and were
+/// checked to fit: zero-copy (Tensor::adopt keeps the file alive) when the
+/// data pointer suits the element type, else a copy of the covered bytes into
+/// an aligned buffer with the same layout and byte order.
+inline Tensor adopt_or_copy(const FileHandle& file, TensorView view) {
+  const std::size_t item = view.itemsize();
+  const std::size_t align = item >= 8 ? 8 : item;  // complex128 needs 8, not 16
+  if (align <= 1 || reinterpret_cast<std::uintptr_t>(view.data) % align == 0)
+    return Tensor::adopt(file, std::move(view));
+  const auto [lo, hi] = view.byte_extent();
+  const auto bytes = static_cast<std::uint64_t>(hi - lo);
+  std::shared_ptr<MappedFile> copy = MappedFile::with_size(file->path(), bytes);
+  if (bytes) std::memcpy(copy->mutable_data(), view.data + lo, static_cast<std::size_t>(bytes));
+  view.data = copy->data() - lo;
+  return Tensor::adopt(std::shared_ptr<const MappedFile>(std::move(copy)), std::move(view));
+}
+
+}  // namespace detail
+}  // namespace io
+TD_NAMESPACE_END

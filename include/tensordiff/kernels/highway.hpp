@@ -1,0 +1,280 @@
+// tensordiff — the Highway kernel (the default when tensordiff::highway is linked).
+//
+// Static dispatch (default): the kernels are compiled once, for the target the
+// compiler flags allow (HWY_STATIC_TARGET). Build with -march=native, or for
+// portable binaries -march=x86-64-v3 -DHWY_DISABLE_PCLMUL_AES: without flags
+// Highway 1.0.3 silently picks SSSE3 (or SCALAR).
+//
+// Run-time dispatch (opt-in): define TD_HWY_DYNAMIC=1 before including this
+// header, in every TU that includes it (the macro changes kernels::Highway, so
+// mixing settings across TUs is an ODR violation, as with differing -m flags).
+// This header then owns the TU's single hwy/foreach_target.h expansion,
+// compiles every attainable target and picks the best one the CPU supports
+// with its own check (__builtin_cpu_supports) — no libhwy symbol is needed.
+// Define HWY_COMPILE_ALL_ATTAINABLE too to also compile the targets below the
+// -march baseline (the tests do, to check every target on one machine).
+// A TU that runs its own foreach_target cannot use TD_HWY_DYNAMIC; it may
+// include kernels/detail/highway-inl.hpp from its HWY_TARGET_INCLUDE instead.
+//
+// Forcing a target (tests, the CLI's --target): the environment variable
+// TD_FORCE_TARGET (e.g. AVX2, SSE4, SCALAR, read at first use) or
+// kernels::set_highway_target("AVX2"). Only compiled targets the CPU supports
+// are accepted.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "../metrics/partial.hpp"
+#include "scalar.hpp"
+
+TD_NAMESPACE_BEGIN
+namespace detail {
+/// Storage types the Highway kernel vectorises (widened exactly to double);
+/// other types (bool, uint32, 64-bit integers) run the scalar reference —
+/// int64/uint64 need exact |a−b| beyond 2^53, which double lanes cannot hold.
+template <class T>
+inline constexpr bool hwy_vectorised_v =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, float16> ||
+    std::is_same_v<T, bfloat16> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int16_t> ||
+    std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::uint8_t>;
+}  // namespace detail
+TD_NAMESPACE_END
+
+#if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tensordiff/kernels/detail/highway-inl.hpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#endif
+#include <hwy/highway.h>
+
+#include "detail/highway-inl.hpp"
+
+TD_NAMESPACE_BEGIN
+namespace detail {
+namespace hwy_dispatch {
+
+// x86 targets from best to worst, with Highway's requirements for each.
+struct TargetEntry {
+  std::int64_t bit;
+  const char* name;
+};
+#if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC && HWY_ARCH_X86
+inline constexpr bool dynamic = true;
+#else
+inline constexpr bool dynamic = false;
+#endif
+
+/// Compiled targets, best first.
+inline std::vector<TargetEntry> compiled_targets() {
+  std::vector<TargetEntry> t;
+  if constexpr (dynamic) {
+#if HWY_TARGETS & HWY_AVX3_DL
+    t.push_back({HWY_AVX3_DL, "AVX3_DL"});
+#endif
+#if HWY_TARGETS & HWY_AVX3
+    t.push_back({HWY_AVX3, "AVX3"});
+#endif
+#if HWY_TARGETS & HWY_AVX2
+    t.push_back({HWY_AVX2, "AVX2"});
+#endif
+#if HWY_TARGETS & HWY_SSE4
+    t.push_back({HWY_SSE4, "SSE4"});
+#endif
+#if HWY_TARGETS & HWY_SSSE3
+    t.push_back({HWY_SSSE3, "SSSE3"});
+#endif
+#if HWY_TARGETS & HWY_EMU128
+    t.push_back({HWY_EMU128, "EMU128"});
+#endif
+#if HWY_TARGETS & HWY_SCALAR
+    t.push_back({HWY_SCALAR, "SCALAR"});
+#endif
+  } else {
+    t.push_back({HWY_STATIC_TARGET, hwy::TargetName(HWY_STATIC_TARGET)});
+  }
+  return t;
+}
+
+/// Whether this CPU runs code of `target` (own check: no libhwy needed).
+inline bool cpu_supports(std::int64_t target) {
+#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  const bool ssse3 = __builtin_cpu_supports("ssse3");
+  const bool sse4 = ssse3 && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("sse4.2") &&
+                    __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("aes");
+  const bool avx2 = sse4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+  const bool avx3 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  const bool avx3_dl = avx3 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vbmi2") &&
+                       __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("avx512vpopcntdq") &&
+                       __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("vaes") &&
+                       __builtin_cpu_supports("avx512vbmi");
+  switch (target) {
+    case HWY_AVX3_DL: return avx3_dl;
+    case HWY_AVX3: return avx3;
+    case HWY_AVX2: return avx2;
+    case HWY_SSE4: return sse4;
+    case HWY_SSSE3: return ssse3;
+    default: return target == HWY_SCALAR || target == HWY_EMU128 || target == HWY_STATIC_TARGET;
+  }
+#else
+  return target == HWY_STATIC_TARGET;
+#endif
+}
+
+inline std::int64_t find_target(std::string_view name) {
+  for (const TargetEntry& e : compiled_targets()) {
+    std::string_view n = e.name;
+    bool eq = n.size() == name.size();
+    for (std::size_t i = 0; eq && i < n.size(); ++i)
+      eq = (name[i] >= 'a' && name[i] <= 'z' ? char(name[i] - 32) : name[i]) == n[i];
+    if (eq && cpu_supports(e.bit)) return e.bit;
+  }
+  return 0;
+}
+
+inline std::int64_t best_target() {
+  for (const TargetEntry& e : compiled_targets())
+    if (cpu_supports(e.bit)) return e.bit;
+  return HWY_STATIC_TARGET;
+}
+
+/// The chosen target: TD_FORCE_TARGET when valid, else the best supported.
+inline std::atomic<std::int64_t>& chosen() {
+  static std::atomic<std::int64_t> t{[] {
+    const char* env = std::getenv("TD_FORCE_TARGET");
+    if (env && *env)
+      if (const std::int64_t f = find_target(env)) return f;
+    return best_target();
+  }()};
+  return t;
+}
+
+}  // namespace hwy_dispatch
+
+// Calls hwy_kernels::N_<TARGET>::FN<...>(args) for the chosen target.
+#define TD_HWY_CASE(BIT, NS, ...) \
+  case BIT:                       \
+    return ::tensordiff::detail::hwy_kernels::NS::__VA_ARGS__;
+#if HWY_TARGETS & HWY_AVX3_DL
+#define TD_HWY_CASE_AVX3_DL(...) TD_HWY_CASE(HWY_AVX3_DL, N_AVX3_DL, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_AVX3_DL(...)
+#endif
+#if HWY_TARGETS & HWY_AVX3
+#define TD_HWY_CASE_AVX3(...) TD_HWY_CASE(HWY_AVX3, N_AVX3, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_AVX3(...)
+#endif
+#if HWY_TARGETS & HWY_AVX2
+#define TD_HWY_CASE_AVX2(...) TD_HWY_CASE(HWY_AVX2, N_AVX2, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_AVX2(...)
+#endif
+#if HWY_TARGETS & HWY_SSE4
+#define TD_HWY_CASE_SSE4(...) TD_HWY_CASE(HWY_SSE4, N_SSE4, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_SSE4(...)
+#endif
+#if HWY_TARGETS & HWY_SSSE3
+#define TD_HWY_CASE_SSSE3(...) TD_HWY_CASE(HWY_SSSE3, N_SSSE3, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_SSSE3(...)
+#endif
+#if HWY_TARGETS & HWY_EMU128
+#define TD_HWY_CASE_EMU128(...) TD_HWY_CASE(HWY_EMU128, N_EMU128, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_EMU128(...)
+#endif
+#if HWY_TARGETS & HWY_SCALAR
+#define TD_HWY_CASE_SCALAR(...) TD_HWY_CASE(HWY_SCALAR, N_SCALAR, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_SCALAR(...)
+#endif
+
+#if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC && HWY_ARCH_X86
+#define TD_HWY_DISPATCH(...)                                            \
+  switch (::tensordiff::detail::hwy_dispatch::chosen().load(std::memory_order_relaxed)) { \
+    TD_HWY_CASE_AVX3_DL(__VA_ARGS__)                                            \
+    TD_HWY_CASE_AVX3(__VA_ARGS__)                                               \
+    TD_HWY_CASE_AVX2(__VA_ARGS__)                                               \
+    TD_HWY_CASE_SSE4(__VA_ARGS__)                                               \
+    TD_HWY_CASE_SSSE3(__VA_ARGS__)                                              \
+    TD_HWY_CASE_EMU128(__VA_ARGS__)                                             \
+    TD_HWY_CASE_SCALAR(__VA_ARGS__)                                             \
+    default: break;                                                      \
+  }                                                                      \
+  return ::tensordiff::detail::hwy_kernels::HWY_NAMESPACE::__VA_ARGS__;
+#else
+#define TD_HWY_DISPATCH(...) return ::tensordiff::detail::hwy_kernels::HWY_NAMESPACE::__VA_ARGS__;
+#endif
+
+}  // namespace detail
+
+namespace kernels {
+
+/// Names of the Highway targets compiled into this TU that the CPU supports,
+/// best first (one entry, the static target, without TD_HWY_DYNAMIC).
+inline std::vector<std::string> highway_targets() {
+  std::vector<std::string> r;
+  for (const auto& e : detail::hwy_dispatch::compiled_targets())
+    if (detail::hwy_dispatch::cpu_supports(e.bit)) r.emplace_back(e.name);
+  return r;
+}
+
+/// Name of the target kernels::Highway runs now.
+inline std::string highway_target() {
+  if constexpr (detail::hwy_dispatch::dynamic) return hwy::TargetName(detail::hwy_dispatch::chosen().load());
+  else return hwy::TargetName(HWY_STATIC_TARGET);
+}
+
+/// Forces the target (case-insensitive name from highway_targets()); "" or
+/// "best" restores the best one. Returns false, changing nothing, for a name
+/// that is not compiled in or not supported by this CPU.
+inline bool set_highway_target(std::string_view name) {
+  if (name.empty() || name == "best") {
+    detail::hwy_dispatch::chosen().store(detail::hwy_dispatch::best_target());
+    return true;
+  }
+  const std::int64_t t = detail::hwy_dispatch::find_target(name);
+  if (!t) return false;
+  detail::hwy_dispatch::chosen().store(t);
+  return true;
+}
+
+/// Highway kernel: one fused pass per run (see kernels/detail/highway-inl.hpp
+/// for the exactness argument). Same interface as kernels::Scalar.
+struct Highway {
+  static constexpr const char* name = "highway";
+
+  template <class TA, class TB>
+  static void accumulate(const TA* a, const TB* b, std::size_t n, std::uint64_t first_index, const KernelParams& k,
+                         Partial& out) {
+    if constexpr (detail::hwy_vectorised_v<TA> && detail::hwy_vectorised_v<TB>) {
+      TD_HWY_DISPATCH(Accumulate<TA, TB>(a, b, n, first_index, k, out))
+    } else {
+      Scalar::accumulate(a, b, n, first_index, k, out);
+    }
+  }
+
+  template <class T> static void summarize(const T* x, std::size_t n, SideStats& out) {
+    if constexpr (detail::hwy_vectorised_v<T>) {
+      TD_HWY_DISPATCH(Summarize<T>(x, n, out))
+    } else {
+      Scalar::summarize(x, n, out);
+    }
+  }
+
+  /// Sum of n 64-bit words: the read-bandwidth baseline of the benchmarks.
+  static std::uint64_t read_words(const std::uint64_t* p, std::size_t n) { TD_HWY_DISPATCH(ReadWords(p, n)) }
+};
+
+}  // namespace kernels
+TD_NAMESPACE_END

@@ -1,0 +1,451 @@
+// tensordiff — compare two msprobe dumps (or two folders of tensor files).
+//
+// Usage (what `tensordiff compare` does):
+//
+//   #include <tensordiff/match/compare_dumps.hpp>   // links tensordiff::json (+ ::yaml for mapping files)
+//   #include <tensordiff/report/csv.hpp>
+//   namespace td = tensordiff;
+//
+//   td::match::CompareRequest req;
+//   req.npu = "npu_dump/step0";          // a rank folder, a step folder with rank{N}/ (or proc*/)
+//   req.bench = "gpu_dump/step0";        // subfolders, a dump root with step{N}/ folders, a dump.json,
+//                                        // or a plain folder of .npy/.pt files
+//   req.compat = td::match::Compat::msprobe;          // reproduce msprobe's quirks (default: fixed)
+//   req.rules = td::match::ResultRules::legacy;        // `Accuracy Reached or Not` instead of Result
+//   req.matcher = std::make_shared<td::match::FuzzyMatcher>();   // or load_data_mapping / load_cell_mapping /
+//                                                                // load_api_mapping (mapping_files.hpp),
+//                                                                // load_layer_mapping (layer_mapping.hpp)
+//   req.divergence.criterion = td::match::DivergenceOptions::Criterion::any_difference;  // default: Result
+//   td::match::DumpComparison r = td::match::run_compare(req);   // throws td::Error on bad input
+//
+//   const std::string ts = td::report::timestamp_now();
+//   for (const auto& rank : r.ranks)                              // one per rank (and step)
+//     td::report::write_csv_file(rank, r.layout_for(rank),
+//         (out_dir / td::report::result_file_name(r.multi_rank ? rank.rank : -1, ts, rank.step)).string());
+//   // also: td::report::write_jsonl(os, rank, layout), write_bench_only_csv(os, rank),
+//   //       report::summary_json(r), rollup_json(r.rollups[k]) (report/dump_analysis_json.hpp),
+//   //       match::scan_overflow_folder(dir) + overflow_json(...) (match/overflow.hpp)
+//   if (r.first_divergence) ...   // step, rank, entry, stack and the rules that tripped
+//   r.ranks[k].rows, r.ranks[k].bench_only, r.rollups[k], r.divergences[k]   // everything typed
+//
+// Mode (tensor / statistics / md5) is detected from the dumps; different
+// modes on the two sides are an Error. Tensor mode loads each pair lazily
+// through the io registry (npy, pt, ...) and compares `workers` pairs at a
+// time, so at most that many pairs are in memory.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../io/registry.hpp"
+#include "../metrics/compare.hpp"
+#include "analysis.hpp"
+#include "rules.hpp"
+
+TD_NAMESPACE_BEGIN
+namespace match {
+
+/// Loads one data file (a .pt / .npy holding one tensor).
+using TensorLoader = std::function<Tensor(const std::string& path)>;
+
+/// The default loader: the io registry's generic loader (memory-mapped).
+inline Tensor load_single_tensor(const std::string& path) {
+  std::vector<io::LoadedTensor> all = io::load(path);
+  if (all.size() != 1)
+    throw Error(ErrorCategory::format, "expected one tensor in the file, found " + std::to_string(all.size()), {path, "", std::nullopt});
+  return std::move(all.front().tensor);
+}
+
+/// Everything run_compare needs.
+struct CompareRequest {
+  std::filesystem::path npu;    ///< the dump under test (msprobe's -i npu / target)
+  std::filesystem::path bench;  ///< the reference dump (golden / bench)
+  Compat compat = Compat::tensordiff;
+  ResultRules rules = ResultRules::current;
+  RuleOptions rule_options;                 ///< thresholds; compat is taken from `compat`
+  std::shared_ptr<const Matcher> matcher;   ///< null: ExactMatcher
+  TensorLoader loader;                      ///< null: load_single_tensor
+  CompareOptions compare_options;           ///< per-pair compare() options (squeeze on, msprobe eps)
+  unsigned workers = 0;                     ///< pairs compared at once; 0 = min(4, hardware threads)
+  // Plain folders (no dump.json): pair files by normalised name or by order.
+  std::string strip_pattern = R"(\.\d{10,}(?=\.|$))";  ///< removed from file stems (timestamps)
+  bool plain_by_order = false;              ///< pair the i-th file with the i-th (sorted by name)
+  DivergenceOptions divergence;
+  std::function<void(std::size_t done, std::size_t total)> progress;  ///< tensor mode, called from workers
+};
+
+/// The result: one RankComparison per rank (per step), analyses on top.
+struct DumpComparison {
+  Mode mode = Mode::tensor;
+  Compat compat = Compat::tensordiff;
+  ResultRules rules = ResultRules::current;
+  std::vector<RankComparison> ranks;
+  std::vector<std::vector<ModuleRollup>> rollups;         ///< per rank
+  std::vector<std::optional<FirstDivergence>> divergences;  ///< per rank
+  std::optional<FirstDivergence> first_divergence;        ///< first step, then first rank
+  bool multi_rank = false;  ///< ranks came from rank{N}/ subfolders: name files compare_result_rank{N}_...
+
+  TableLayout layout_for(const RankComparison& rc) const { return TableLayout{mode, rules, rc.has_stack}; }
+  std::size_t row_count() const {
+    std::size_t n = 0;
+    for (const auto& r : ranks) n += r.rows.size();
+    return n;
+  }
+};
+
+namespace detail {
+
+inline bool has_dump_json(const std::filesystem::path& d) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(d / "dump.json", ec) || std::filesystem::is_regular_file(d / "debug.json", ec);
+}
+
+/// Numbered subfolders "prefix{N}" sorted by N.
+inline std::vector<std::pair<long, std::filesystem::path>> numbered_subdirs(const std::filesystem::path& d, const std::string& prefix) {
+  std::vector<std::pair<long, std::filesystem::path>> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
+    if (!e.is_directory(ec)) continue;
+    const std::string n = e.path().filename().string();
+    if (n.rfind(prefix, 0) != 0) continue;
+    const std::string num = n.substr(prefix.size());
+    if (num.empty()) {
+      out.emplace_back(-1, e.path());  // "rank" without an id (not distributed)
+      continue;
+    }
+    if (num.find_first_not_of("0123456789") != std::string::npos || num.size() > 9) continue;
+    out.emplace_back(std::stol(num), e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct FolderPair {
+  std::string step;
+  int rank = -1;
+  std::filesystem::path npu, bench;
+  bool plain = false;
+  bool from_subfolder = false;  ///< found as rank{N}/proc* under the given folder
+};
+
+inline std::vector<FolderPair> rank_pairs(const std::filesystem::path& n, const std::filesystem::path& b, const std::string& step) {
+  std::vector<FolderPair> out;
+  if (has_dump_json(n) || std::filesystem::is_regular_file(n)) {
+    int rank = -1;
+    const std::string fn = std::filesystem::path(std::filesystem::is_regular_file(n) ? n.parent_path() : n).filename().string();
+    if (fn.rfind("rank", 0) == 0 && fn.size() > 4 && fn.find_first_not_of("0123456789", 4) == std::string::npos && fn.size() < 14)
+      rank = std::stoi(fn.substr(4));
+    out.push_back({step, rank, n, b, false});
+    return out;
+  }
+  for (const char* prefix : {"rank", "proc"}) {
+    auto nr = numbered_subdirs(n, prefix);
+    if (nr.empty()) continue;
+    auto br = numbered_subdirs(b, prefix);
+    if (nr.size() != br.size())
+      throw Error(ErrorCategory::mismatch,
+                  "the NPU dump has " + std::to_string(nr.size()) + " " + prefix + " folders, the bench dump " + std::to_string(br.size()),
+                  {b.string(), "", std::nullopt});
+    for (std::size_t i = 0; i < nr.size(); ++i) {
+      int rank = static_cast<int>(i);  // proc* folders: by order
+      if (std::string(prefix) == "rank") rank = static_cast<int>(nr[i].first);  // -1 for a bare "rank" folder
+      out.push_back({step, rank, nr[i].second, br[i].second, false, true});
+    }
+    return out;
+  }
+  out.push_back({step, -1, n, b, true});  // plain folders of tensor files
+  return out;
+}
+
+inline std::vector<FolderPair> discover(const std::filesystem::path& n, const std::filesystem::path& b) {
+  std::error_code ec;
+  if (!std::filesystem::exists(n, ec)) throw Error(ErrorCategory::io, "no such file or folder", {n.string(), "", std::nullopt});
+  if (!std::filesystem::exists(b, ec)) throw Error(ErrorCategory::io, "no such file or folder", {b.string(), "", std::nullopt});
+  if (std::filesystem::is_directory(n, ec) && !has_dump_json(n)) {
+    auto ns = numbered_subdirs(n, "step");
+    if (!ns.empty()) {
+      auto bs = numbered_subdirs(b, "step");
+      std::vector<FolderPair> out;
+      for (const auto& [num, p] : ns) {
+        auto it = std::find_if(bs.begin(), bs.end(), [&](const auto& x) { return x.first == num; });
+        if (it == bs.end())
+          throw Error(ErrorCategory::mismatch, "the bench dump has no folder " + p.filename().string(), {b.string(), "", std::nullopt});
+        auto r = rank_pairs(p, it->second, p.filename().string());
+        out.insert(out.end(), r.begin(), r.end());
+      }
+      return out;
+    }
+  }
+  return rank_pairs(n, b, "");
+}
+
+inline bool is_tensor_file(const std::filesystem::path& p) {
+  std::string e = p.extension().string();
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e == ".npy" || e == ".pt" || e == ".pth" || e == ".bin" || e == ".safetensors";
+}
+
+/// A folder of data files as a pseudo dump: one entry and one item per file.
+inline std::pair<std::shared_ptr<io::DumpFile>, std::vector<Item>> plain_folder(const std::filesystem::path& dir, const std::regex& strip) {
+  auto d = std::make_shared<io::DumpFile>();
+  d->dir = dir;
+  d->path = dir;
+  d->task = "tensor";
+  d->framework = "files";
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && is_tensor_file(e.path())) files.push_back(e.path());
+  if (ec) throw Error(ErrorCategory::io, "cannot list folder: " + ec.message(), {dir.string(), "", std::nullopt});
+  std::sort(files.begin(), files.end());
+  std::vector<Item> items;
+  for (const auto& f : files) {
+    io::DumpEntry e;
+    const std::string stem = f.stem().string();
+    e.name = std::regex_replace(stem, strip, "");
+    d->entries.push_back(e);
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    Item it;
+    it.entry = d->entries[i].name;
+    it.entry_index = i;
+    it.name = d->entries[i].name;
+    it.state = ItemState::output;
+    it.data_name = files[i].filename().string();
+    it.dtype = it.shape = it.requires_grad = it.md5 = "None";
+    items.push_back(std::move(it));
+  }
+  return {d, std::move(items)};
+}
+
+inline std::string file_of(const RankComparison& rc, const Item& it, bool npu) {
+  const io::DumpFile& d = npu ? *rc.npu_dump : *rc.bench_dump;
+  if (rc.plain_folders) return (d.dir / it.data_name).string();
+  return d.data_path(it.data_name).string();
+}
+
+/// One tensor-mode row: msprobe's locate/read checks, then compare().
+inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest& req, const TensorLoader& load, unsigned threads) {
+  Item& n = rc.npu_items[r.npu];
+  Item* b = r.bench >= 0 ? &rc.bench_items[static_cast<std::size_t>(r.bench)] : nullptr;
+  auto unsupported = [&](const char* msg) {
+    for (auto& m : r.metrics) m = Metric::none(MetricStatus::unsupported);
+    r.compare_messages.push_back(msg);
+  };
+  if (n.data_name == "-1") return unsupported("NPU does not have data file.");
+  if (b && b->data_name == "-1") return unsupported("Bench does not have data file.");
+  if (!b) return unsupported("Bench api/module unmatched.");
+  Tensor tn, tb;
+  std::string path;
+  try {
+    path = file_of(rc, n, true);
+    tn = load(path);
+    path = file_of(rc, *b, false);
+    tb = load(path);
+  } catch (const Error& e) {
+    r.data_file_error = e.what();
+    for (auto& m : r.metrics) m = Metric::none(MetricStatus::unsupported);
+    r.compare_messages.push_back("Dump file: " + path + " not found or read failed.");
+    return;
+  }
+  CompareOptions o = req.compare_options;
+  o.threads = threads;
+  Comparison c;
+  try {
+    c = compare(tn.view(), tb.view(), o);
+  } catch (const Error& e) {
+    for (auto& m : r.metrics) m = Metric::none(MetricStatus::unsupported);
+    r.compare_messages.push_back(std::string("Cannot compare: ") + e.reason());
+    return;
+  }
+  r.compared = true;
+  r.validation = c.validation;
+  r.metrics[cosine] = c.cosine;
+  r.metrics[euc_dist] = c.euclidean_distance;
+  r.metrics[max_abs_err] = c.max_abs_err;
+  r.metrics[max_rel_err] = c.max_rel_err;
+  r.metrics[one_thousandth] = c.one_thousandth_ratio;
+  r.metrics[five_thousandths] = c.five_thousandths_ratio;
+  r.max_abs_index = c.max_abs_index;
+  r.max_rel_index = c.max_rel_index;
+  r.mean_abs_err = c.mean_abs_err.value;
+  r.mean_rel_err = c.mean_rel_err.value;
+  r.rmse = c.rmse.value;
+  // msprobe loads bf16 as float32, so bf16 vs float32 is no dtype mismatch there.
+  const auto f32ish = [](DType t) { return t == DType::bfloat16 || t == DType::float32; };
+  for (const auto& m : c.messages) {
+    if (m == "Dtype of NPU and bench tensor do not match." && f32ish(tn.view().dtype) && f32ish(tb.view().dtype)) continue;
+    r.compare_messages.push_back(m);
+  }
+  if (rc.plain_folders) {  // no dump.json: the table's dtype/shape/stats come from the files
+    auto fill = [](Item& it, const Summary& s, const TensorView& v) {
+      it.dtype = dtype_name(v.dtype);
+      it.shape = shape_to_string(v.shape);
+      it.max = io::JsonScalar::of_real(s.max);
+      it.min = io::JsonScalar::of_real(s.min);
+      it.mean = io::JsonScalar::of_real(s.mean);
+      it.norm = io::JsonScalar::of_real(s.l2norm);
+    };
+    const Summary sa = c.validation == Validation::empty ? summarize(tn.view()) : c.a;
+    const Summary sb = c.validation == Validation::empty ? summarize(tb.view()) : c.b;
+    fill(n, sa, tn.view());
+    fill(*b, sb, tb.view());
+  }
+}
+
+inline void compute_statistics_row(RankComparison& rc, Row& r) {
+  const Item& n = rc.npu_items[r.npu];
+  const Item* b = rc.bench_item(r);
+  if (!b) return;
+  const io::JsonScalar* ns[] = {&n.max, &n.min, &n.mean, &n.norm};
+  const io::JsonScalar* bs[] = {&b->max, &b->min, &b->mean, &b->norm};
+  for (int k = 0; k < 4; ++k) {
+    auto [d, rel] = stat_difference(stat_cell(*ns[k]), stat_cell(*bs[k]));
+    r.stat_diff[k] = d;
+    r.stat_rel[k] = rel;
+  }
+}
+
+inline void compute_tensor_rows(RankComparison& rc, const CompareRequest& req) {
+  const TensorLoader load = req.loader ? req.loader : TensorLoader(load_single_tensor);
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned workers = req.workers ? req.workers : std::min(4u, hw);
+  workers = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(workers, rc.rows.size())));
+  // With one pair at a time, let compare() use the cores itself.
+  const unsigned inner = workers == 1 ? (req.compare_options.threads > 1 ? req.compare_options.threads : hw) : 1;
+  std::atomic<std::size_t> next{0}, done{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < rc.rows.size(); i = next++) {
+      compute_tensor_row(rc, rc.rows[i], req, load, inner);
+      const std::size_t d = ++done;
+      if (req.progress) req.progress(d, rc.rows.size());
+    }
+  };
+  if (workers <= 1) {
+    work();
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < workers; ++t) pool.emplace_back(work);
+  for (auto& t : pool) t.join();
+}
+
+inline void check_modes(Mode mn, Mode mb, const std::filesystem::path& n, const std::filesystem::path& b) {
+  if (mn == mb) return;
+  throw Error(ErrorCategory::mismatch,
+              std::string("the NPU dump is a ") + to_string(mn) + "-mode dump but the bench dump (" + b.string() + ") is a " +
+                  to_string(mb) + "-mode dump; both must come from the same dump task",
+              {n.string(), "/task", std::nullopt});
+}
+
+}  // namespace detail
+
+/// Compares one pair of rank folders (or dump.json files, or plain folders).
+inline RankComparison compare_rank(const std::filesystem::path& npu, const std::filesystem::path& bench, const CompareRequest& req,
+                                   bool plain = false) {
+  RankComparison rc;
+  rc.label = std::filesystem::path(npu).filename().string();
+  if (plain) {
+    const std::regex strip(req.strip_pattern);
+    auto [nd, ni] = detail::plain_folder(npu, strip);
+    auto [bd, bi] = detail::plain_folder(bench, strip);
+    if (ni.empty()) throw Error(ErrorCategory::io, "no dump.json and no .npy/.pt files in this folder", {npu.string(), "", std::nullopt});
+    rc.plain_folders = true;
+    rc.mode = Mode::tensor;
+    rc.npu_dump = nd;
+    rc.bench_dump = bd;
+    rc.npu_items = std::move(ni);
+    rc.bench_items = std::move(bi);
+  } else {
+    rc.npu_dump = std::make_shared<io::DumpFile>(io::load_dump_folder(npu));
+    rc.bench_dump = std::make_shared<io::DumpFile>(io::load_dump_folder(bench));
+    const Mode mn = detect_mode(*rc.npu_dump), mb = detect_mode(*rc.bench_dump);
+    detail::check_modes(mn, mb, rc.npu_dump->path, rc.bench_dump->path);
+    rc.mode = mn;
+    rc.npu_items = flatten(*rc.npu_dump);
+    rc.bench_items = flatten(*rc.bench_dump);
+    rc.has_stack = rc.npu_dump->stack.has_value();
+  }
+  // pair
+  MatchResult m(rc.npu_items.size());
+  const MatchInput in{*rc.npu_dump, rc.npu_items, *rc.bench_dump, rc.bench_items, req.compat};
+  if (rc.plain_folders && req.plain_by_order) {
+    for (std::size_t i = 0; i < rc.npu_items.size() && i < rc.bench_items.size(); ++i) {
+      m.bench_of[i] = static_cast<std::ptrdiff_t>(i);
+      m.reason[i] = "order: " + rc.npu_items[i].data_name + " <-> " + rc.bench_items[i].data_name;
+    }
+  } else if (rc.plain_folders) {
+    m = detail::key_merge(
+        in, [&](std::size_t i) { return std::optional<std::string>(rc.npu_items[i].name); },
+        [&](std::size_t j) { return rc.bench_items[j].name; },
+        [&](std::size_t i, std::size_t j) { return "file name: " + rc.npu_items[i].data_name + " <-> " + rc.bench_items[j].data_name; },
+        false);
+  } else {
+    const ExactMatcher exact;
+    m = (req.matcher ? *req.matcher : static_cast<const Matcher&>(exact)).match(in);
+  }
+  std::vector<bool> used(rc.bench_items.size(), false);
+  rc.rows.resize(rc.npu_items.size());
+  for (std::size_t i = 0; i < rc.npu_items.size(); ++i) {
+    Row& r = rc.rows[i];
+    r.npu = i;
+    r.bench = m.bench_of[i];
+    r.match_reason = m.reason[i].empty() && r.bench < 0 ? "unmatched: no bench item with this name" : m.reason[i];
+    r.gated_bench = m.gated[i];
+    if (r.bench >= 0) used[static_cast<std::size_t>(r.bench)] = true;
+    if (r.gated_bench >= 0) used[static_cast<std::size_t>(r.gated_bench)] = true;
+  }
+  if (req.compat != Compat::msprobe)
+    for (std::size_t j = 0; j < used.size(); ++j)
+      if (!used[j]) rc.bench_only.push_back(j);
+  // compute
+  if (rc.mode == Mode::tensor) detail::compute_tensor_rows(rc, req);
+  else if (rc.mode == Mode::statistics)
+    for (auto& r : rc.rows) detail::compute_statistics_row(rc, r);
+  // judge
+  if (req.rules == ResultRules::legacy) {
+    apply_legacy_rules(rc);
+  } else {
+    RuleOptions o = req.rule_options;
+    o.compat = req.compat;
+    apply_current_rules(rc, o);
+  }
+  return rc;
+}
+
+/// Compares two dumps: rank by rank, step by step. Throws Error on bad input.
+inline DumpComparison run_compare(const CompareRequest& req) {
+  DumpComparison out;
+  out.compat = req.compat;
+  out.rules = req.rules;
+  const auto pairs = detail::discover(req.npu, req.bench);
+  std::optional<Mode> mode;
+  for (const auto& p : pairs) {
+    RankComparison rc = compare_rank(p.npu, p.bench, req, p.plain);
+    rc.step = p.step;
+    rc.rank = p.rank;
+    rc.label = (p.step.empty() ? "" : p.step + "/") + (p.rank >= 0 ? "rank" + std::to_string(p.rank) : rc.label);
+    if (mode && *mode != rc.mode) detail::check_modes(*mode, rc.mode, p.npu, p.bench);
+    mode = rc.mode;
+    out.rollups.push_back(module_rollup(rc));
+    auto fd = find_first_divergence(rc, req.divergence);
+    if (fd && !out.first_divergence) out.first_divergence = fd;
+    out.divergences.push_back(std::move(fd));
+    out.ranks.push_back(std::move(rc));
+  }
+  out.mode = mode.value_or(Mode::tensor);
+  out.multi_rank = pairs.size() > 1 || (!pairs.empty() && pairs.front().from_subfolder);
+  return out;
+}
+
+}  // namespace match
+TD_NAMESPACE_END

@@ -1,0 +1,143 @@
+// Thread pool, threaded compare() (bitwise identical for any thread count),
+// strided views through the default kernel, and compare_many().
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "tensordiff/core/thread_pool.hpp"
+#include "tensordiff/metrics/compare_many.hpp"
+
+namespace {
+using namespace tensordiff;
+
+bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+void expect_identical(const Partial& x, const Partial& y) {
+  EXPECT_EQ(x.count, y.count);
+  EXPECT_TRUE(same_bits(x.dot, y.dot));
+  EXPECT_TRUE(same_bits(x.sum_sq_diff, y.sum_sq_diff));
+  EXPECT_TRUE(same_bits(x.sum_abs_diff, y.sum_abs_diff));
+  EXPECT_TRUE(same_bits(x.sum_rel, y.sum_rel));
+  EXPECT_TRUE(same_bits(x.max_abs_diff, y.max_abs_diff));
+  EXPECT_EQ(x.max_abs_index, y.max_abs_index);
+  EXPECT_TRUE(same_bits(x.max_rel, y.max_rel));
+  EXPECT_EQ(x.max_rel_index, y.max_rel_index);
+  EXPECT_EQ(x.rel_below[0], y.rel_below[0]);
+  EXPECT_EQ(x.rel_below[1], y.rel_below[1]);
+  EXPECT_TRUE(same_bits(x.a.sum, y.a.sum));
+  EXPECT_TRUE(same_bits(x.a.sum_sq, y.a.sum_sq));
+  EXPECT_TRUE(same_bits(x.b.sum, y.b.sum));
+  EXPECT_TRUE(same_bits(x.b.sum_sq, y.b.sum_sq));
+}
+
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> nd;
+  std::vector<float> v(n);
+  for (auto& x : v) x = nd(rng);
+  return v;
+}
+
+TEST(ThreadPool, RunsEveryItemOnceAndNests) {
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.size(), 3u);
+  std::vector<std::atomic<int>> hits(1000);
+  pool.parallel_for(1000, [&](std::uint64_t i) {
+    hits[i]++;
+    pool.parallel_for(3, [&](std::uint64_t) {});  // nested use must not deadlock
+  });
+  for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+  ThreadPool inline_pool(1);
+  EXPECT_EQ(inline_pool.size(), 1u);
+  int count = 0;
+  inline_pool.parallel_for(10, [&](std::uint64_t) { ++count; });  // no threads: no race
+  EXPECT_EQ(count, 10);
+}
+
+TEST(ThreadPool, RethrowsTheError) {
+  ThreadPool pool(2);
+  EXPECT_THROW(pool.parallel_for(100, [](std::uint64_t i) {
+    if (i == 57) throw std::runtime_error("x");
+  }), std::runtime_error);
+}
+
+TEST(ParallelCompare, BitwiseIdenticalForAnyThreadCount) {
+  const std::size_t n = 1'000'003;
+  auto a = random_floats(n, 1), b = random_floats(n, 2);
+  CompareOptions o;
+  o.threads = 1;
+  const Comparison one = compare(a.data(), b.data(), n, o);
+  for (unsigned t : {2u, 3u, 0u}) {
+    o.threads = t;
+    const Comparison c = compare(a.data(), b.data(), n, o);
+    SCOPED_TRACE(t);
+    expect_identical(c.partial, one.partial);
+  }
+  set_default_threads(4);  // more threads than cores: still identical
+  o.threads = 0;
+  expect_identical(compare(a.data(), b.data(), n, o).partial, one.partial);
+  set_default_threads(0);
+}
+
+TEST(ParallelCompare, StridedViewsMatchScalar) {
+  // A transposed 300 x 401 view against a contiguous copy, and a column-step view.
+  const std::int64_t r = 300, c = 401;
+  auto base = random_floats(static_cast<std::size_t>(r * c), 3);
+  std::vector<float> t(base.size());
+  for (std::int64_t i = 0; i < r; ++i)
+    for (std::int64_t j = 0; j < c; ++j) t[static_cast<std::size_t>(j * r + i)] = base[static_cast<std::size_t>(i * c + j)] * 1.001f;
+  const TensorView va(base.data(), DType::float32, Shape{r, c});
+  const TensorView vt(t.data(), DType::float32, Shape{r, c}, Strides{1, r});  // transposed storage
+  CompareOptions o;
+  o.chunk_elements = 1000;
+  const Comparison got = compare(va, vt, o);
+  const Comparison want = compare<kernels::Scalar>(va, vt, o);
+  EXPECT_EQ(got.partial.max_abs_index, want.partial.max_abs_index);
+  EXPECT_EQ(got.partial.max_rel_index, want.partial.max_rel_index);
+  EXPECT_EQ(got.partial.max_abs_diff, want.partial.max_abs_diff);
+  EXPECT_EQ(got.partial.rel_below[0], want.partial.rel_below[0]);
+  EXPECT_NEAR(got.partial.sum_abs_diff, want.partial.sum_abs_diff, 1e-12 * want.partial.sum_abs_diff);
+  EXPECT_NEAR(got.cosine.value, want.cosine.value, 1e-12);
+  // every other column
+  const TensorView half(base.data(), DType::float32, Shape{r, c / 2}, Strides{c, 2});
+  const TensorView half_t(t.data(), DType::float32, Shape{r, c / 2}, Strides{1, 2 * r});
+  const Comparison g2 = compare(half, half_t, o), w2 = compare<kernels::Scalar>(half, half_t, o);
+  EXPECT_EQ(g2.partial.max_abs_index, w2.partial.max_abs_index);
+  EXPECT_EQ(g2.partial.rel_below[1], w2.partial.rel_below[1]);
+  EXPECT_NEAR(g2.partial.dot, w2.partial.dot, 1e-12 * std::fabs(w2.partial.dot) + 1e-9);
+}
+
+TEST(CompareMany, SameAsOneByOne) {
+  std::vector<std::vector<float>> store;
+  std::vector<ViewPair> pairs;
+  for (int i = 0; i < 200; ++i) {
+    store.push_back(random_floats(static_cast<std::size_t>(17 * i + 1), 10 + i));
+    store.push_back(random_floats(static_cast<std::size_t>(17 * i + 1), 1000 + i));
+  }
+  for (int i = 0; i < 200; ++i) {
+    const Shape s{static_cast<std::int64_t>(17 * i + 1)};
+    pairs.push_back({TensorView(store[2 * i].data(), DType::float32, s), TensorView(store[2 * i + 1].data(), DType::float32, s)});
+  }
+  const auto many = compare_many(pairs);
+  ASSERT_EQ(many.size(), pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const Comparison one = compare(pairs[i].a, pairs[i].b);
+    EXPECT_EQ(many[i].validation, one.validation);
+    expect_identical(many[i].partial, one.partial);
+  }
+}
+
+TEST(CompareMany, PropagatesErrors) {
+  std::vector<float> x(4);
+  std::vector<ViewPair> pairs(3, ViewPair{TensorView(x.data(), DType::float32, Shape{4}),
+                                          TensorView(x.data(), DType::float32, Shape{4})});
+  pairs[1].a = TensorView(x.data(), DType::complex64, Shape{2});
+  pairs[1].b = pairs[1].a;
+  EXPECT_THROW(compare_many(pairs), Error);
+}
+
+}  // namespace

@@ -106,7 +106,7 @@ template <class Kernel, class TA, class TB> void bm_compare(benchmark::State& st
 
 /// Plain SIMD sum of 64-bit words over `bytes` (the read-bandwidth baseline).
 void bm_read(benchmark::State& st, std::size_t bytes, unsigned threads) {
-  const std::size_t n = bytes / 16;  // the same bytes as a f32 pair: two buffers
+  const std::size_t n = bytes / 8;  // the very buffers of the f32 pair of this size
   const DataSet& d = data<float, float>(n, std::string("float32float32") + std::to_string(n));
   const std::size_t words = n * 4 / 8;
   const std::uint64_t* wa = reinterpret_cast<const std::uint64_t*>(d.a.get());

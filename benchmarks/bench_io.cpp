@@ -111,4 +111,4 @@ BENCHMARK(BM_NpyReadSum)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// main() comes from bench_compare.cpp (one tensordiff_bench binary).

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <tensordiff/match/compare_dumps.hpp>
+#include <tensordiff/match/layer_mapping.hpp>
 #include <tensordiff/match/mapping_files.hpp>
 #include <tensordiff/match/overflow.hpp>
 #include <tensordiff/report/csv.hpp>
@@ -33,8 +34,7 @@ std::shared_ptr<const td::match::Matcher> matcher_for(const CompareArgs& a) {
     for (const auto& s : skipped) std::cerr << "tensordiff: warning: " << s << "\n";
     return m;
   }
-  if (!a.layer_map.empty())
-    throw td::Error(td::ErrorCategory::unsupported, "--layer-map is not implemented yet", {a.layer_map, "", std::nullopt});
+  if (!a.layer_map.empty()) return td::match::load_layer_mapping(a.layer_map);
   return nullptr;
 }
 

@@ -131,7 +131,7 @@ def gen_npy():
     npy_real(d, "float32_fortran_3x4.npy", np.asfortranarray(np.arange(12, dtype=np.float32).reshape(3, 4)))
     npy_real(d, "int16_fortran_2x3x4.npy", np.asfortranarray(np.arange(24, dtype=np.int16).reshape(2, 3, 4) - 7))
     npy_real(d, "float32_fortran_be_2x3.npy",
-             np.asfortranarray(np.arange(6, dtype=">f4").reshape(2, 3) * np.float32(1.5)))
+             np.asfortranarray((np.arange(6, dtype=">f4").reshape(2, 3) * np.float32(1.5)).astype(">f4")))
     # --- big endian
     be = {
         "float32_be.npy": np.array([1.5, -2.25, 3e-3, 1e30, -0.0], dtype=">f4"),

@@ -22,7 +22,7 @@ nlohmann::json expected(const std::string& scenario) {
   return nlohmann::json::parse(f);
 }
 
-bool tensor_scenario(const nlohmann::json& e) { return e["task"] == "tensor"; }
+[[maybe_unused]] bool tensor_scenario(const nlohmann::json& e) { return e["task"] == "tensor"; }
 
 td::match::DumpComparison run(const std::string& scenario, td::match::DivergenceOptions::Criterion c) {
   td::match::CompareRequest req;
@@ -162,8 +162,9 @@ TEST(Rollup, ModuleTreeAggregatesDescendants) {
       want = std::isnan(want) ? d : std::max(want, d);
     }
     EXPECT_EQ(n.rows, rows) << n.node;
-    if (std::isnan(want)) EXPECT_TRUE(std::isnan(n.max_abs_err)) << n.node;
-    else {
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(n.max_abs_err)) << n.node;
+    } else {
       EXPECT_DOUBLE_EQ(n.max_abs_err, want) << n.node;
       ++checked;
     }
@@ -171,8 +172,12 @@ TEST(Rollup, ModuleTreeAggregatesDescendants) {
   EXPECT_GT(checked, 5u);
   // the perturbed module shows error, its untouched sibling none
   for (const auto& n : nodes) {
-    if (n.node == "Module.layers.1.mlp.MLP.forward.0") EXPECT_GT(n.failing, 0u);
-    if (n.node == "Module.layers.0.mlp.MLP.forward.0") EXPECT_EQ(n.failing, 0u);
+    if (n.node == "Module.layers.1.mlp.MLP.forward.0") {
+      EXPECT_GT(n.failing, 0u);
+    }
+    if (n.node == "Module.layers.0.mlp.MLP.forward.0") {
+      EXPECT_EQ(n.failing, 0u);
+    }
   }
 }
 

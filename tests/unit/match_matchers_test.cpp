@@ -100,7 +100,9 @@ TEST(FuzzyMatcher, GreedyQueuesPairCallNumberShifts) {
   EXPECT_EQ(p.at("Module.fc1.Linear.forward.0.output.0"), "Module.fc1.Dense.forward.0.output.0");
   EXPECT_EQ(p.at("Torch.relu.2.forward.output.0"), "Torch.relu.0.forward.output.0");
   for (const auto& r : rc.rows)
-    if (r.matched()) EXPECT_EQ(r.match_reason.rfind("fuzzy: ", 0), 0u) << r.match_reason;
+    if (r.matched()) {
+      EXPECT_EQ(r.match_reason.rfind("fuzzy: ", 0), 0u) << r.match_reason;
+    }
 }
 
 TEST(FuzzyMatcher, FeedForwardModulesPairOnlyWithoutTheQuirk) {

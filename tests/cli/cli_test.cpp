@@ -1,0 +1,194 @@
+// The `tensordiff` CLI as a user runs it: output against the golden sidecars
+// (written by numpy/torch), exit codes, and one-line errors on stderr.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+/// Runs the CLI with `args` (shell words), capturing stdout and stderr.
+Run run(const std::string& args) {
+  static int counter = 0;
+  const fs::path err_file = fs::temp_directory_path() / ("td_cli_err_" + std::to_string(::getpid()) + "_" +
+                                                         std::to_string(counter++));
+  const std::string cmd = std::string(TD_CLI) + " " + args + " 2>" + err_file.string();
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  fs::remove(err_file);
+  return r;
+}
+
+std::string data(const std::string& rel) { return std::string(TD_TEST_DATA_DIR) + "/" + rel; }
+
+nlohmann::json sidecar(const std::string& rel) {
+  std::ifstream f(data(rel) + ".json");
+  return nlohmann::json::parse(f);
+}
+
+double num(const nlohmann::json& j) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "nan") return NAN;
+    return s == "-inf" ? -INFINITY : INFINITY;
+  }
+  return j.get<double>();
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+}  // namespace
+
+TEST(Cli, StatJsonMatchesGoldenSidecars) {
+  for (const char* file : {"npy/float32_fortran_3x4.npy", "npy/float32_special.npy", "npy/float16_be.npy",
+                           "npy/int16_fortran_2x3x4.npy", "npy/float64_empty_2x0x3.npy"}) {
+    SCOPED_TRACE(file);
+    const Run r = run(std::string("stat --json ") + data(file));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto got = nlohmann::json::parse(r.out);
+    const auto want = sidecar(file)["tensors"];
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const auto &g = got[i], &w = want[i];
+      EXPECT_EQ(g["path"], w["path"]);
+      EXPECT_EQ(g["dtype"], w["dtype"]);
+      EXPECT_EQ(g["shape"], w["shape"]);
+      EXPECT_EQ(g["numel"], w["numel"]);
+      EXPECT_EQ(g["md5"], w["md5"]);
+      EXPECT_EQ(g["crc32"], w["crc32"]);
+      std::set<std::string> keys;
+      for (auto it = g.begin(); it != g.end(); ++it) keys.insert(it.key());
+      EXPECT_EQ(keys, (std::set<std::string>{"path", "dtype", "shape", "numel", "min", "max", "finite_min",
+                                             "finite_max", "mean", "sum", "l2norm", "nan_count", "inf_count", "md5",
+                                             "crc32", "overflow"}));
+      if (w["numel"] == 0) {
+        EXPECT_TRUE(g["min"].is_null() && g["max"].is_null() && g["mean"].is_null());
+        continue;
+      }
+      for (const char* k : {"min", "max", "sum"})
+        if (w.contains(k)) {
+          const double a = num(g[k]), b = num(w[k]);
+          if (std::isnan(b)) EXPECT_TRUE(std::isnan(a)) << k;
+          else EXPECT_DOUBLE_EQ(a, b) << k;
+        }
+      if (w.contains("l2") && !w["l2"].is_string()) EXPECT_NEAR(num(g["l2norm"]), num(w["l2"]), 1e-12 * num(w["l2"]));
+    }
+  }
+}
+
+TEST(Cli, StatNamesPathsOfPtContainers) {
+  const std::string file = "pt/module_state_dict.pt";
+  const Run r = run("stat --json " + data(file));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto got = nlohmann::json::parse(r.out);
+  const auto want = sidecar(file)["tensors"];
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i]["path"], want[i]["path"]);
+    EXPECT_EQ(got[i]["md5"], want[i]["md5"]);
+  }
+  const Run ls = run("ls " + data(file));
+  EXPECT_EQ(ls.code, 0);
+  EXPECT_EQ(lines(ls.out), static_cast<int>(want.size()));
+}
+
+TEST(Cli, DiffExitCodesFollowTheStandard) {
+  const std::string a = data("npy/float32_fortran_3x4.npy");
+  const Run same = run("diff " + a + " " + a);
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.out.find("verdict: pass"), std::string::npos) << same.out;
+
+  // Same values, other dtype and layout: float32 Fortran vs float64 C order.
+  const Run json = run("diff --json " + data("npy/float32_fortran_3x4.npy") + " " + data("npy/float32_3x4_c.npy"));
+  if (fs::exists(data("npy/float32_3x4_c.npy"))) EXPECT_EQ(json.code, 0);
+
+  const Run differ = run("diff --json " + data("npy/float32_2x3x4.npy") + " " + data("npy/float32_v2.npy"));
+  // shapes may differ; either way the verdict is a failure or an input error, never a pass
+  EXPECT_NE(differ.code, 0);
+}
+
+TEST(Cli, DiffJsonHasAllMetricsAndSaveDiffWritesNpy) {
+  const std::string a = data("npy/float32_fortran_3x4.npy");
+  const fs::path out = fs::temp_directory_path() / "td_cli_diff.npy";
+  const Run r = run("diff --json --standard numpy " + a + " " + a + " --save-diff " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"cosine", "euc_dist", "max_abs_err", "max_abs_err_index", "max_rel_err", "mean_abs_err",
+                        "mean_rel_err", "rmse", "one_thousandth_err_ratio", "five_thousandths_err_ratio",
+                        "nan_inf_positions_match", "standard", "a", "b"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["cosine"], 1.0);
+  EXPECT_EQ(j["max_abs_err"], 0.0);
+  EXPECT_EQ(j["standard"]["verdict"], "pass");
+  EXPECT_EQ(j["a"]["md5"], sidecar("npy/float32_fortran_3x4.npy")["tensors"][0]["md5"]);
+  const Run s = run("stat --json " + out.string());
+  ASSERT_EQ(s.code, 0) << s.err;
+  const auto st = nlohmann::json::parse(s.out);
+  EXPECT_EQ(st[0]["dtype"], "float64");
+  EXPECT_EQ(st[0]["shape"], nlohmann::json::array({3, 4}));
+  EXPECT_EQ(st[0]["l2norm"], 0.0);
+  fs::remove(out);
+}
+
+TEST(Cli, InputErrorsExitTwoWithOneLineNamingTheFile) {
+  const Run missing = run("stat /nonexistent/x.npy");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(lines(missing.err), 1) << missing.err;
+  EXPECT_NE(missing.err.find("/nonexistent/x.npy"), std::string::npos);
+
+  const Run bad = run("stat " + data("npy/bad_magic.npy"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("bad_magic.npy"), std::string::npos);
+  EXPECT_TRUE(bad.out.empty());
+
+  const Run usage = run("diff only_one_arg");
+  EXPECT_EQ(usage.code, 2);
+  const Run standard = run("diff " + data("npy/float32_fortran_3x4.npy") + " " + data("npy/float32_fortran_3x4.npy") +
+                           " --standard nonsense");
+  EXPECT_EQ(standard.code, 2);
+  EXPECT_NE(standard.err.find("nonsense"), std::string::npos);
+}
+
+TEST(Cli, CompareWritesCsvHtmlAndReportsFirstDivergence) {
+  const fs::path out = fs::temp_directory_path() / ("td_cli_compare_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string demo = std::string(TD_SOURCE_DIR) + "/examples/data/demo_dump/";
+  const Run r = run("compare " + demo + "npu " + demo + "bench -o " + out.string() + " --html --quiet");
+  EXPECT_EQ(r.code, 1) << r.err;  // the demo NPU side has errors
+  EXPECT_NE(r.out.find("first divergence: Module.layers.2."), std::string::npos) << r.out;
+  bool csv = false;
+  for (const auto& e : fs::directory_iterator(out))
+    csv = csv || (e.path().extension() == ".csv" && e.path().filename().string().rfind("compare_result_", 0) == 0);
+  EXPECT_TRUE(csv);
+  EXPECT_TRUE(fs::exists(out / "report.html"));
+  EXPECT_TRUE(fs::exists(out / "summary.json"));
+  EXPECT_TRUE(r.err.empty()) << "progress must stay off when stderr is not a terminal: " << r.err;
+
+  const Run strict_same = run("compare " + demo + "bench " + demo + "bench -o " + out.string() + " --quiet");
+  EXPECT_EQ(strict_same.code, 0) << strict_same.out << strict_same.err;
+  EXPECT_NE(strict_same.out.find("first divergence: none"), std::string::npos);
+
+  const Run wrong_mode = run("compare " + demo + "npu " + demo + "bench -o " + out.string() + " --mode md5 --quiet");
+  EXPECT_EQ(wrong_mode.code, 2);
+  EXPECT_EQ(lines(wrong_mode.err), 1) << wrong_mode.err;
+  fs::remove_all(out);
+}

@@ -14,18 +14,18 @@
 namespace fs = std::filesystem;
 
 namespace {
-struct Run {
+struct CliRun {
   int code = -1;
   std::string out, err;
 };
 
 /// Runs the CLI with `args` (shell words), capturing stdout and stderr.
-Run run(const std::string& args) {
+CliRun run(const std::string& args) {
   static int counter = 0;
   const fs::path err_file = fs::temp_directory_path() / ("td_cli_err_" + std::to_string(::getpid()) + "_" +
                                                          std::to_string(counter++));
   const std::string cmd = std::string(TD_CLI) + " " + args + " 2>" + err_file.string();
-  Run r;
+  CliRun r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;
@@ -61,7 +61,7 @@ TEST(Cli, StatJsonMatchesGoldenSidecars) {
   for (const char* file : {"npy/float32_fortran_3x4.npy", "npy/float32_special.npy", "npy/float16_be.npy",
                            "npy/int16_fortran_2x3x4.npy", "npy/float64_empty_2x0x3.npy"}) {
     SCOPED_TRACE(file);
-    const Run r = run(std::string("stat --json ") + data(file));
+    const CliRun r = run(std::string("stat --json ") + data(file));
     ASSERT_EQ(r.code, 0) << r.err;
     const auto got = nlohmann::json::parse(r.out);
     const auto want = sidecar(file)["tensors"];
@@ -96,7 +96,7 @@ TEST(Cli, StatJsonMatchesGoldenSidecars) {
 
 TEST(Cli, StatNamesPathsOfPtContainers) {
   const std::string file = "pt/module_state_dict.pt";
-  const Run r = run("stat --json " + data(file));
+  const CliRun r = run("stat --json " + data(file));
   ASSERT_EQ(r.code, 0) << r.err;
   const auto got = nlohmann::json::parse(r.out);
   const auto want = sidecar(file)["tensors"];
@@ -105,22 +105,22 @@ TEST(Cli, StatNamesPathsOfPtContainers) {
     EXPECT_EQ(got[i]["path"], want[i]["path"]);
     EXPECT_EQ(got[i]["md5"], want[i]["md5"]);
   }
-  const Run ls = run("ls " + data(file));
+  const CliRun ls = run("ls " + data(file));
   EXPECT_EQ(ls.code, 0);
   EXPECT_EQ(lines(ls.out), static_cast<int>(want.size()));
 }
 
 TEST(Cli, DiffExitCodesFollowTheStandard) {
   const std::string a = data("npy/float32_fortran_3x4.npy");
-  const Run same = run("diff " + a + " " + a);
+  const CliRun same = run("diff " + a + " " + a);
   EXPECT_EQ(same.code, 0) << same.err;
   EXPECT_NE(same.out.find("verdict: pass"), std::string::npos) << same.out;
 
   // Same values, other dtype and layout: float32 Fortran vs float64 C order.
-  const Run json = run("diff --json " + data("npy/float32_fortran_3x4.npy") + " " + data("npy/float32_3x4_c.npy"));
+  const CliRun json = run("diff --json " + data("npy/float32_fortran_3x4.npy") + " " + data("npy/float32_3x4_c.npy"));
   if (fs::exists(data("npy/float32_3x4_c.npy"))) EXPECT_EQ(json.code, 0);
 
-  const Run differ = run("diff --json " + data("npy/float32_2x3x4.npy") + " " + data("npy/float32_v2.npy"));
+  const CliRun differ = run("diff --json " + data("npy/float32_2x3x4.npy") + " " + data("npy/float32_v2.npy"));
   // shapes may differ; either way the verdict is a failure or an input error, never a pass
   EXPECT_NE(differ.code, 0);
 }
@@ -128,7 +128,7 @@ TEST(Cli, DiffExitCodesFollowTheStandard) {
 TEST(Cli, DiffJsonHasAllMetricsAndSaveDiffWritesNpy) {
   const std::string a = data("npy/float32_fortran_3x4.npy");
   const fs::path out = fs::temp_directory_path() / "td_cli_diff.npy";
-  const Run r = run("diff --json --standard numpy " + a + " " + a + " --save-diff " + out.string());
+  const CliRun r = run("diff --json --standard numpy " + a + " " + a + " --save-diff " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   for (const char* k : {"cosine", "euc_dist", "max_abs_err", "max_abs_err_index", "max_rel_err", "mean_abs_err",
@@ -139,7 +139,7 @@ TEST(Cli, DiffJsonHasAllMetricsAndSaveDiffWritesNpy) {
   EXPECT_EQ(j["max_abs_err"], 0.0);
   EXPECT_EQ(j["standard"]["verdict"], "pass");
   EXPECT_EQ(j["a"]["md5"], sidecar("npy/float32_fortran_3x4.npy")["tensors"][0]["md5"]);
-  const Run s = run("stat --json " + out.string());
+  const CliRun s = run("stat --json " + out.string());
   ASSERT_EQ(s.code, 0) << s.err;
   const auto st = nlohmann::json::parse(s.out);
   EXPECT_EQ(st[0]["dtype"], "float64");
@@ -149,20 +149,20 @@ TEST(Cli, DiffJsonHasAllMetricsAndSaveDiffWritesNpy) {
 }
 
 TEST(Cli, InputErrorsExitTwoWithOneLineNamingTheFile) {
-  const Run missing = run("stat /nonexistent/x.npy");
+  const CliRun missing = run("stat /nonexistent/x.npy");
   EXPECT_EQ(missing.code, 2);
   EXPECT_EQ(lines(missing.err), 1) << missing.err;
   EXPECT_NE(missing.err.find("/nonexistent/x.npy"), std::string::npos);
 
-  const Run bad = run("stat " + data("npy/bad_magic.npy"));
+  const CliRun bad = run("stat " + data("npy/bad_magic.npy"));
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
   EXPECT_NE(bad.err.find("bad_magic.npy"), std::string::npos);
   EXPECT_TRUE(bad.out.empty());
 
-  const Run usage = run("diff only_one_arg");
+  const CliRun usage = run("diff only_one_arg");
   EXPECT_EQ(usage.code, 2);
-  const Run standard = run("diff " + data("npy/float32_fortran_3x4.npy") + " " + data("npy/float32_fortran_3x4.npy") +
+  const CliRun standard = run("diff " + data("npy/float32_fortran_3x4.npy") + " " + data("npy/float32_fortran_3x4.npy") +
                            " --standard nonsense");
   EXPECT_EQ(standard.code, 2);
   EXPECT_NE(standard.err.find("nonsense"), std::string::npos);
@@ -172,7 +172,7 @@ TEST(Cli, CompareWritesCsvHtmlAndReportsFirstDivergence) {
   const fs::path out = fs::temp_directory_path() / ("td_cli_compare_" + std::to_string(::getpid()));
   fs::remove_all(out);
   const std::string demo = std::string(TD_SOURCE_DIR) + "/examples/data/demo_dump/";
-  const Run r = run("compare " + demo + "npu " + demo + "bench -o " + out.string() + " --html --quiet");
+  const CliRun r = run("compare " + demo + "npu " + demo + "bench -o " + out.string() + " --html --quiet");
   EXPECT_EQ(r.code, 1) << r.err;  // the demo NPU side has errors
   EXPECT_NE(r.out.find("first divergence: Module.layers.2."), std::string::npos) << r.out;
   bool csv = false;
@@ -183,11 +183,11 @@ TEST(Cli, CompareWritesCsvHtmlAndReportsFirstDivergence) {
   EXPECT_TRUE(fs::exists(out / "summary.json"));
   EXPECT_TRUE(r.err.empty()) << "progress must stay off when stderr is not a terminal: " << r.err;
 
-  const Run strict_same = run("compare " + demo + "bench " + demo + "bench -o " + out.string() + " --quiet");
+  const CliRun strict_same = run("compare " + demo + "bench " + demo + "bench -o " + out.string() + " --quiet");
   EXPECT_EQ(strict_same.code, 0) << strict_same.out << strict_same.err;
   EXPECT_NE(strict_same.out.find("first divergence: none"), std::string::npos);
 
-  const Run wrong_mode = run("compare " + demo + "npu " + demo + "bench -o " + out.string() + " --mode md5 --quiet");
+  const CliRun wrong_mode = run("compare " + demo + "npu " + demo + "bench -o " + out.string() + " --mode md5 --quiet");
   EXPECT_EQ(wrong_mode.code, 2);
   EXPECT_EQ(lines(wrong_mode.err), 1) << wrong_mode.err;
   fs::remove_all(out);

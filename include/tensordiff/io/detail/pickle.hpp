@@ -698,11 +698,18 @@ inline ValuePtr Machine::rebuild(const GlobalRef& g, const std::vector<ValuePtr>
     n *= static_cast<std::uint64_t>(d);
   }
   if (n > 0) {
-    unsigned __int128 last = static_cast<unsigned __int128>(off);
-    for (std::size_t k = 0; k < rec->shape.size(); ++k)
-      last += static_cast<unsigned __int128>(rec->shape[k] - 1) * static_cast<std::uint64_t>(rec->strides[k]);
+    // Offset of the last element, overflow-checked (strides are non-negative here).
+    std::uint64_t last = static_cast<std::uint64_t>(off);
+    bool overflow = false;
+    for (std::size_t k = 0; k < rec->shape.size(); ++k) {
+      std::uint64_t span = 0;
+      overflow = overflow ||
+                 __builtin_mul_overflow(static_cast<std::uint64_t>(rec->shape[k] - 1),
+                                        static_cast<std::uint64_t>(rec->strides[k]), &span) ||
+                 __builtin_add_overflow(last, span, &last);
+    }
     const std::uint64_t elements = st.nbytes / item;
-    if (last >= elements)
+    if (overflow || last >= elements)
       bad("view (offset " + std::to_string(off) + ", size " + shape_to_string(rec->shape) + ", stride " +
           shape_to_string(rec->strides) + ") reaches past the " + std::to_string(elements) + " elements of storage '" +
           printable(st.key) + "'");

@@ -10,10 +10,10 @@
 // of detail::accumulate_pair — a−b, |a−b|, the zero-bench select and one true
 // division for the relative error — so per-element values, maxima, indices
 // and threshold counts are bit-identical to the scalar reference. Only the
-// order of the double sums differs (4 interleaved accumulators per lane, FMA
+// order of the double sums differs (one accumulator per lane, FMA
 // for a·b and (a−b)², exact for 16/32-bit inputs because a product of two
 // 24-bit significands fits in 53 bits). Why the 1e-12 bar holds: each lane
-// sums at most kBlockSteps = 128 terms, each block (4·N·128 pairs, with its
+// sums at most 4·kBlockSteps = 512 terms, each block (4·N·128 pairs, with its
 // scalar fallbacks) is folded into the run's Partial, so a non-negative sum of
 // n terms carries at most about (4·N·128 + n/(4·N·128) + 4·N) · 2^-53 relative
 // error: ≈ 4.6e-13 for N = 8 and n = 1e6 (compare() further splits tensors
@@ -214,19 +214,19 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   constexpr size_t kBlockSteps = 128;
   size_t i = 0;
   while (i + 4 * N <= n) {
-    PairAcc<D> acc0(d), acc1(d), acc2(d), acc3(d);
+    // One accumulator set: its ~19 vectors plus the constants fit the 32
+    // AVX-512 registers, whereas 4 independent sets (to hide add latency)
+    // spilled on every step and measured 1.1–1.5× slower — the pass is bound
+    // by its uop count, not by the latency of the add/max chains.
+    PairAcc<D> acc(d);
     Partial fallback;  // vectors holding a non-finite lane: scalar reference
-    // 4 independent accumulator sets hide the latency of the add/max chains.
     for (size_t s = 0; s < kBlockSteps && i + 4 * N <= n; ++s, i += 4 * N) {
-      PairStep(d, acc0, pa, pb, i, first, k, eps, t0, t1, iota, fallback);
-      PairStep(d, acc1, pa, pb, i + N, first, k, eps, t0, t1, iota, fallback);
-      PairStep(d, acc2, pa, pb, i + 2 * N, first, k, eps, t0, t1, iota, fallback);
-      PairStep(d, acc3, pa, pb, i + 3 * N, first, k, eps, t0, t1, iota, fallback);
+      PairStep(d, acc, pa, pb, i, first, k, eps, t0, t1, iota, fallback);
+      PairStep(d, acc, pa, pb, i + N, first, k, eps, t0, t1, iota, fallback);
+      PairStep(d, acc, pa, pb, i + 2 * N, first, k, eps, t0, t1, iota, fallback);
+      PairStep(d, acc, pa, pb, i + 3 * N, first, k, eps, t0, t1, iota, fallback);
     }
-    acc0.Reduce(d, p);
-    acc1.Reduce(d, p);
-    acc2.Reduce(d, p);
-    acc3.Reduce(d, p);
+    acc.Reduce(d, p);
     p.merge(fallback);
   }
   // Remaining whole vectors and the tail: the scalar reference (< 4N pairs).

@@ -204,3 +204,34 @@ template <class Kernel, class TA, class TB> void check_all_lengths(bool with_mil
 }
 
 }  // namespace td_test
+
+/// Every kernel dtype pair (metrics/detail/pairing.hpp) as X(NAME, TA, TB), so
+/// each backend's test instantiates the same list.
+#define TD_FOR_EACH_KERNEL_PAIR(X) \
+  X(F32F32, float, float) \
+  X(F64F64, double, double) \
+  X(F16F16, float16, float16) \
+  X(BF16BF16, bfloat16, bfloat16) \
+  X(F32BF16, float, bfloat16) \
+  X(BF16F32, bfloat16, float) \
+  X(F32F16, float, float16) \
+  X(F16F32, float16, float) \
+  X(F32F64, float, double) \
+  X(F64F32, double, float) \
+  X(F16BF16, float16, bfloat16) \
+  X(BF16F16, bfloat16, float16) \
+  X(F16F64, float16, double) \
+  X(F64F16, double, float16) \
+  X(BF16F64, bfloat16, double) \
+  X(F64BF16, double, bfloat16) \
+  X(I32I32, std::int32_t, std::int32_t) \
+  X(I16I16, std::int16_t, std::int16_t) \
+  X(I8I8, std::int8_t, std::int8_t) \
+  X(U8U8, std::uint8_t, std::uint8_t) \
+  X(U16U16, std::uint16_t, std::uint16_t) \
+  X(U32U32, std::uint32_t, std::uint32_t) \
+  X(I64I64, std::int64_t, std::int64_t) \
+  X(U64U64, std::uint64_t, std::uint64_t) \
+  X(I64U64, std::int64_t, std::uint64_t) \
+  X(U64I64, std::uint64_t, std::int64_t) \
+  X(BoolBool, bool8, bool8)

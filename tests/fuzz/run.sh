@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy_header fuzz_zip fuzz_safetensors fuzz_pickle fuzz_pt)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy_header fuzz_zip fuzz_safetensors fuzz_pickle fuzz_pt fuzz_dump_json)
 build=${TD_FUZZ_BUILD_DIR:-$root/build-fuzz}
 cxx=${CXX:-$(command -v clang++ || command -v clang++-14)}
 
@@ -24,6 +24,7 @@ seeds_for() {
     fuzz_zip) echo "$root/tests/fuzz/corpus/zip $root/tests/data/npz $root/tests/data/pt" ;;
     fuzz_safetensors) echo "$root/tests/fuzz/corpus/safetensors" ;;
     fuzz_pickle) echo "$root/tests/fuzz/corpus/pickle" ;;
+    fuzz_dump_json) echo "$root/tests/fuzz/corpus/dump_json" ;;
     fuzz_pt) echo "$root/tests/fuzz/corpus/pt $root/tests/data/pt $root/tests/data/pt_hostile" ;;
   esac
 }

@@ -99,8 +99,8 @@ inline void put_row(std::ostream& os, const std::vector<std::string>& cells) {
 inline std::vector<std::vector<std::string>> csv_table(const match::RankComparison& rc, const match::TableLayout& l,
                                                        const CsvOptions& o = {}) {
   std::vector<std::vector<std::string>> t;
-  t.push_back(match::table_header(l));
-  const auto& hdr = t.front();
+  const std::vector<std::string> hdr = match::table_header(l);  // a copy: t grows below
+  t.push_back(hdr);
   std::size_t prev_entry = static_cast<std::size_t>(-1);
   for (std::size_t i = 0; i < rc.rows.size(); ++i) {
     const auto& r = rc.rows[i];

@@ -5,6 +5,7 @@
 #
 #   tests/fuzz/run.sh [SECONDS=60] [TARGET...]
 #   TD_FUZZ_BUILD_DIR=/tmp/fz tests/fuzz/run.sh 30 fuzz_zip
+#   TD_FUZZ_SEED=7 tests/fuzz/run.sh    # reproducible run (CI sets a seed)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
@@ -29,6 +30,14 @@ seeds_for() {
   esac
 }
 
+# Every reproducer found so far seeds its target too (tests/fuzz/regressions/<name>/).
+seeds_with_regressions() {
+  local short=${1#fuzz_}
+  seeds_for "$1"
+  [ -d "$root/tests/fuzz/regressions/$short" ] && echo "$root/tests/fuzz/regressions/$short"
+  return 0
+}
+
 mkdir -p "$build/artifacts"
 status=0
 for t in "${targets[@]}"; do
@@ -36,8 +45,10 @@ for t in "${targets[@]}"; do
   mkdir -p "$work"
   echo "== $t for ${secs}s"
   # shellcheck disable=SC2046
-  if ! "$build/bin/$t" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-      -artifact_prefix="$build/artifacts/$t-" -print_final_stats=1 "$work" $(seeds_for "$t") \
+  seed_arg=()
+  [ -n "${TD_FUZZ_SEED:-}" ] && seed_arg=(-seed="$TD_FUZZ_SEED")
+  if ! "$build/bin/$t" "${seed_arg[@]}" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+      -artifact_prefix="$build/artifacts/$t-" -print_final_stats=1 "$work" $(seeds_with_regressions "$t") \
       >"$build/$t.log" 2>&1; then
     echo "!! $t failed; see $build/$t.log and $build/artifacts/"
     tail -40 "$build/$t.log"

@@ -241,6 +241,8 @@ inline ordered_json parse_python_json(const std::string& text, const std::string
     const auto pos = what.find("parse error");
     throw Error(ErrorCategory::format, "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)),
                 {file, "", static_cast<std::uint64_t>(off)});
+  } catch (const nlohmann::json::exception& e) {  // e.g. 1e999: beyond double's range
+    throw Error(ErrorCategory::format, std::string("malformed JSON: ") + e.what(), {file, "", 0});
   }
 }
 

@@ -63,6 +63,8 @@ class SafetensorsFormat final : public Format {
                                              reinterpret_cast<const char*>(f.data + 8 + n));
     } catch (const nlohmann::json::parse_error& e) {
       fail("header", 8 + (e.byte > 0 ? e.byte - 1 : 0), std::string("invalid JSON header: ") + e.what());
+    } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond double's range
+      fail("header", 8, std::string("invalid JSON header: ") + e.what());
     }
     if (!header.is_object()) fail("header", 8, "JSON header is not an object");
 

@@ -25,11 +25,20 @@ template <std::size_t K> struct CoalescedLayout {
 template <std::size_t K> CoalescedLayout<K> coalesce(const std::array<const TensorView*, K>& views) {
   CoalescedLayout<K> out;
   const Shape& shape = views[0]->shape;
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    // Empty: other extents may be absurd (and their strides wrapped), so
+    // describe it as one run of nothing instead of multiplying them.
+    out.shape.push_back(0);
+    for (std::size_t k = 0; k < K; ++k) out.strides[k].push_back(1);
+    return out;
+  }
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
     bool merge = !out.shape.empty();
-    for (std::size_t k = 0; k < K && merge; ++k)
-      merge = out.strides[k].back() == views[k]->strides[d] * shape[d];
+    for (std::size_t k = 0; k < K && merge; ++k) {
+      std::int64_t outer = 0;  // a stride whose product overflows cannot match
+      merge = !__builtin_mul_overflow(views[k]->strides[d], shape[d], &outer) && out.strides[k].back() == outer;
+    }
     if (merge) {
       out.shape.back() *= shape[d];
       for (std::size_t k = 0; k < K; ++k) out.strides[k].back() = views[k]->strides[d];

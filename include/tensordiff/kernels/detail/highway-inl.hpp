@@ -19,9 +19,12 @@
 // error: ≈ 4.6e-13 for N = 8 and n = 1e6 (compare() further splits tensors
 // into 65536-element chunks, merged in order: ≤ (4096 + 16 + chunks)·2^-53).
 // Signed sums (Σa·b, Σx) obey the same bound relative to Σ|term|.
-// A vector holding any non-finite lane is handed to the scalar reference for
-// those N lanes (non-finite values are rare and that keeps the vector body
-// branch-free). Tails use the scalar reference too.
+// The vector body is branch-free: a block is first run without looking for
+// non-finite values; if its lane sums show one, the block is re-run with a
+// per-vector check that hands vectors holding one to the scalar reference
+// (non-finite values are rare). Maxima carry no index in the vector body;
+// the index is recovered by a scalar rescan of the block when a block beats
+// the running maximum. Tails use the scalar reference too.
 
 // Per-target include guard (Highway's toggle convention).
 #if defined(TD_KERNELS_HIGHWAY_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
@@ -33,6 +36,7 @@
 
 #include <hwy/highway.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -120,158 +124,199 @@ template <class D> struct SideAcc {
   }
 };
 
-/// One independent set of pair accumulators (the kernel keeps 4).
-template <class D> struct PairAcc {
-  hn::Vec<D> dot, ssd, sad, srel, max_abs, max_abs_i, max_rel, max_rel_i;
-  std::uint64_t below0 = 0, below1 = 0;  // mask popcounts: no vector register
-  SideAcc<D> a, b;
-  HWY_INLINE explicit PairAcc(D d)
-      : dot(hn::Zero(d)), ssd(hn::Zero(d)), sad(hn::Zero(d)), srel(hn::Zero(d)), max_abs(hn::Set(d, -1.0)),
-        max_abs_i(hn::Zero(d)), max_rel(hn::Set(d, -1.0)), max_rel_i(hn::Zero(d)), a(d), b(d) {}
+/// Per-lane error terms of detail::accumulate_error for finite lanes. Where
+/// b == 0, |a − b| is |a|, so one select (the denominator) suffices.
+template <class D> struct PairTerms {
+  hn::Vec<D> diff, ad, rel;
+  HWY_INLINE PairTerms(D d, hn::Vec<D> va, hn::Vec<D> vb, hn::Vec<D> eps)
+      : diff(hn::Sub(va, vb)), ad(hn::Abs(diff)),
+        rel(hn::Div(ad, hn::IfThenElse(hn::Eq(vb, hn::Zero(d)), eps, hn::Abs(vb)))) {}
+};
 
-  /// The error metrics of detail::accumulate_error for finite lanes.
-  /// `idx` holds each lane's flat index as double (exact below 2^53).
-  HWY_INLINE void Add(D d, hn::Vec<D> va, hn::Vec<D> vb, hn::Vec<D> idx, hn::Vec<D> eps, hn::Vec<D> t0,
-                      hn::Vec<D> t1) {
+/// The accumulators of one block. Maxima are kept per lane without their
+/// indices (that took two selects per maximum and an index vector): the index
+/// of a block maximum that beats the running one is found afterwards by a
+/// scalar rescan of the block (BlockIndexOf), which is rare after the first
+/// blocks. Threshold counts are per-lane doubles (exact: ≤ kBlockSteps·4).
+template <class D> struct BlockAcc {
+  hn::Vec<D> dot, ssd, sad, srel, max_abs, max_rel, below0, below1;
+  SideAcc<D> a, b;
+  HWY_INLINE explicit BlockAcc(D d)
+      : dot(hn::Zero(d)), ssd(hn::Zero(d)), sad(hn::Zero(d)), srel(hn::Zero(d)), max_abs(hn::Set(d, -1.0)),
+        max_rel(hn::Set(d, -1.0)), below0(hn::Zero(d)), below1(hn::Zero(d)), a(d), b(d) {}
+
+  HWY_INLINE void Add(D d, hn::Vec<D> va, hn::Vec<D> vb, hn::Vec<D> eps, hn::Vec<D> t0, hn::Vec<D> t1) {
     a.Add(va);
     b.Add(vb);
-    const auto diff = hn::Sub(va, vb);
-    const auto ad = hn::Abs(diff);
+    const PairTerms<D> e(d, va, vb, eps);
     dot = hn::MulAdd(va, vb, dot);
-    ssd = hn::MulAdd(diff, diff, ssd);
-    sad = hn::Add(sad, ad);
-    const auto gt = hn::Gt(ad, max_abs);  // strict: first occurrence per lane
-    max_abs = hn::IfThenElse(gt, ad, max_abs);
-    max_abs_i = hn::IfThenElse(gt, idx, max_abs_i);
-    const auto zero_b = hn::Eq(vb, hn::Zero(d));
-    const auto rel = hn::Div(hn::IfThenElse(zero_b, hn::Abs(va), ad), hn::IfThenElse(zero_b, eps, hn::Abs(vb)));
-    srel = hn::Add(srel, rel);
-    const auto gr = hn::Gt(rel, max_rel);
-    max_rel = hn::IfThenElse(gr, rel, max_rel);
-    max_rel_i = hn::IfThenElse(gr, idx, max_rel_i);
-    below0 += hn::CountTrue(d, hn::Lt(rel, t0));
-    below1 += hn::CountTrue(d, hn::Lt(rel, t1));
+    ssd = hn::MulAdd(e.diff, e.diff, ssd);
+    sad = hn::Add(sad, e.ad);
+    max_abs = hn::Max(max_abs, e.ad);
+    srel = hn::Add(srel, e.rel);
+    max_rel = hn::Max(max_rel, e.rel);
+    const auto one = hn::Set(d, 1.0);
+    below0 = hn::Add(below0, hn::IfThenElseZero(hn::Lt(e.rel, t0), one));
+    below1 = hn::Add(below1, hn::IfThenElseZero(hn::Lt(e.rel, t1), one));
   }
 
-  void Reduce(D d, Partial& out) const {
+  /// Whether every lane summed finite values only. For inputs that widen
+  /// exactly and are at most 2^128 in magnitude (all but double), a lane's
+  /// Σx is finite exactly when all its elements were; a double block whose
+  /// sum overflowed is merely re-run on the checked path.
+  HWY_INLINE bool AllFinite(D d) const { return hn::AllTrue(d, hn::And(hn::IsFinite(a.sum), hn::IsFinite(b.sum))); }
+
+  /// Sums, counts and side statistics into `out`; the block maxima (without
+  /// indices) into max_abs_out / max_rel_out.
+  void Reduce(D d, Partial& out, double& max_abs_out, double& max_rel_out) const {
     constexpr size_t kMax = HWY_MAX_BYTES / sizeof(double);
     HWY_ALIGN double v[8][kMax];
-    const hn::Vec<D> all[8] = {dot, ssd, sad, srel, max_abs, max_abs_i, max_rel, max_rel_i};
+    const hn::Vec<D> all[8] = {dot, ssd, sad, srel, max_abs, max_rel, below0, below1};
     for (int j = 0; j < 8; ++j) hn::Store(all[j], d, v[j]);
     Partial p;
+    double below[2] = {0, 0};
     for (size_t l = 0; l < hn::Lanes(d); ++l) {
       p.dot += v[0][l];
       p.sum_sq_diff += v[1][l];
       p.sum_abs_diff += v[2][l];
       p.sum_rel += v[3][l];
-      if (v[4][l] >= 0) Partial::take_max(p.max_abs_diff, p.max_abs_index, v[4][l], static_cast<std::uint64_t>(v[5][l]));
-      if (v[6][l] >= 0) Partial::take_max(p.max_rel, p.max_rel_index, v[6][l], static_cast<std::uint64_t>(v[7][l]));
+      max_abs_out = v[4][l] > max_abs_out ? v[4][l] : max_abs_out;
+      max_rel_out = v[5][l] > max_rel_out ? v[5][l] : max_rel_out;
+      below[0] += v[6][l];
+      below[1] += v[7][l];
     }
-    p.rel_below[0] = below0;
-    p.rel_below[1] = below1;
+    p.rel_below[0] = static_cast<std::uint64_t>(below[0]);
+    p.rel_below[1] = static_cast<std::uint64_t>(below[1]);
     a.Reduce(d, p.a);
     b.Reduce(d, p.b);
     out.merge(p);
   }
 };
 
-/// One vector of pairs at offset j into `acc`; a vector holding a non-finite
-/// lane goes to the scalar reference instead.
-template <class D, class TA, class TB>
-HWY_INLINE void PairStep(D d, PairAcc<D>& acc, const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t j,
-                         std::uint64_t first, const KernelParams& k, hn::Vec<D> eps, hn::Vec<D> t0, hn::Vec<D> t1,
-                         hn::Vec<D> iota, Partial& fallback) {
-  constexpr bool kIntegral = is_integral_storage_v<TA> && is_integral_storage_v<TB>;  // always finite
-  const auto va = LoadAsDouble(d, pa + j);
-  const auto vb = LoadAsDouble(d, pb + j);
-  if constexpr (!kIntegral) {
-    if (HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(va), hn::IsFinite(vb))))) {
-      for (size_t l = 0; l < hn::Lanes(d); ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
-      return;
-    }
+/// First position in [begin, end) whose finite pair has |a − b| (or, with
+/// kRel, the relative error) equal to `target`: the vector body's own
+/// PairTerms, so its maximum is found bit for bit. Non-finite pairs never
+/// match (the reference counts them as 0; the scalar fallback's Partial has
+/// them, and merge() keeps the smaller index on a tie).
+template <bool kRel, class D, class TA, class TB>
+HWY_INLINE size_t BlockIndexOf(D d, const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                               double target, hn::Vec<D> eps) {
+  const auto want = hn::Set(d, target);
+  for (size_t j = begin; j < end; j += hn::Lanes(d)) {
+    const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
+    const PairTerms<D> e(d, va, vb, eps);
+    const auto hit = hn::And(hn::Eq(kRel ? e.rel : e.ad, want), hn::And(hn::IsFinite(va), hn::IsFinite(vb)));
+    const intptr_t lane = hn::FindFirstTrue(d, hit);
+    if (lane >= 0) return j + static_cast<size_t>(lane);
   }
-  const auto idx = hn::Add(iota, hn::Set(d, static_cast<double>(first + j)));
-  acc.Add(d, va, vb, idx, eps, t0, t1);
+  return begin;  // unreachable: the target came from one of these lanes
 }
 
 /// Fused pass over n contiguous pairs; see detail::accumulate_pair.
+///
+/// Blocks of kBlockSteps × 4 vectors run branch-free first; a block whose
+/// sums show a non-finite element is re-run with a per-vector check that
+/// hands vectors holding one to the scalar reference.
 template <class TA, class TB>
 HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
                              const KernelParams& k, Partial& out) {
+  constexpr bool kIntegral = is_integral_storage_v<TA> && is_integral_storage_v<TB>;  // always finite
   const hn::ScalableTag<double> d;
   using D = std::remove_const_t<decltype(d)>;
   const size_t N = hn::Lanes(d);
   const auto eps = hn::Set(d, k.zero_bench_eps);
   const auto t0 = hn::Set(d, k.rel_thresholds[0]);
   const auto t1 = hn::Set(d, k.rel_thresholds[1]);
-  const auto iota = hn::Iota(d, 0.0);
   Partial p;
 
-  // Blocks of kBlockSteps × 4 vectors: each lane (and the scalar fallback)
-  // sums at most 4·N·kBlockSteps terms before the block is folded into `p`,
-  // which bounds the rounding of the non-negative sums by about
-  // (4·N·kBlockSteps + blocks) · 2^-53 relative: < 5e-13 for n ≤ 1e6.
+  // Each lane (and the scalar fallback) sums at most 4·N·kBlockSteps terms
+  // before the block is folded into `p`, which bounds the rounding of the
+  // non-negative sums by about (4·N·kBlockSteps + blocks) · 2^-53 relative:
+  // < 5e-13 for n ≤ 1e6.
   constexpr size_t kBlockSteps = 128;
-  size_t i = 0;
-  while (i + 4 * N <= n) {
-    // One accumulator set: its ~19 vectors plus the constants fit the 32
-    // AVX-512 registers, whereas 4 independent sets (to hide add latency)
-    // spilled on every step and measured 1.1–1.5× slower — the pass is bound
-    // by its uop count, not by the latency of the add/max chains.
-    PairAcc<D> acc(d);
+  const size_t whole = n / (4 * N) * (4 * N);
+  for (size_t begin = 0; begin < whole;) {
+    const size_t end = begin + (whole - begin < 4 * N * kBlockSteps ? whole - begin : 4 * N * kBlockSteps);
+    // One accumulator set: its 16 vectors plus the constants fit the 32
+    // AVX-512 registers; more sets spilled and measured slower — the pass is
+    // bound by its uop count, not by the latency of the add/max chains.
+    BlockAcc<D> acc(d);
     Partial fallback;  // vectors holding a non-finite lane: scalar reference
-    for (size_t s = 0; s < kBlockSteps && i + 4 * N <= n; ++s, i += 4 * N) {
-      PairStep(d, acc, pa, pb, i, first, k, eps, t0, t1, iota, fallback);
-      PairStep(d, acc, pa, pb, i + N, first, k, eps, t0, t1, iota, fallback);
-      PairStep(d, acc, pa, pb, i + 2 * N, first, k, eps, t0, t1, iota, fallback);
-      PairStep(d, acc, pa, pb, i + 3 * N, first, k, eps, t0, t1, iota, fallback);
+    for (size_t j = begin; j < end; j += N)
+      acc.Add(d, LoadAsDouble(d, pa + j), LoadAsDouble(d, pb + j), eps, t0, t1);
+    if (!kIntegral && HWY_UNLIKELY(!acc.AllFinite(d))) {
+      acc = BlockAcc<D>(d);
+      for (size_t j = begin; j < end; j += N) {
+        const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
+        if (HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(va), hn::IsFinite(vb))))) {
+          for (size_t l = 0; l < N; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
+          continue;
+        }
+        acc.Add(d, va, vb, eps, t0, t1);
+      }
     }
-    acc.Reduce(d, p);
+    double max_abs = -1, max_rel = -1;
+    acc.Reduce(d, p, max_abs, max_rel);
+    // Blocks come in index order, so only a strictly larger maximum moves
+    // the index; ties with the fallback resolve in merge() (smaller index).
+    if (max_abs > p.max_abs_diff) {
+      p.max_abs_diff = max_abs;
+      p.max_abs_index = first + BlockIndexOf<false>(d, pa, pb, begin, end, max_abs, eps);
+    }
+    if (max_rel > p.max_rel) {
+      p.max_rel = max_rel;
+      p.max_rel_index = first + BlockIndexOf<true>(d, pa, pb, begin, end, max_rel, eps);
+    }
     p.merge(fallback);
+    begin = end;
   }
-  // Remaining whole vectors and the tail: the scalar reference (< 4N pairs).
+  // The tail (< 4N pairs): the scalar reference.
   Partial tail;
-  for (; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);
+  for (size_t i = whole; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);
   p.count = n - tail.count;  // vector lanes and their scalar fallbacks
   p.merge(tail);
   out.merge(p);
 }
 
-/// SideStats of n contiguous elements; see SideStats::add.
+/// SideStats of n contiguous elements; see SideStats::add. Same block scheme
+/// as Accumulate: branch-free first, re-run with a per-vector check when the
+/// block's sums show a non-finite element.
 template <class T> HWY_NOINLINE void Summarize(const T* HWY_RESTRICT px, size_t n, SideStats& out) {
   const hn::ScalableTag<double> d;
   using D = std::remove_const_t<decltype(d)>;
   const size_t N = hn::Lanes(d);
   SideStats s;
   constexpr size_t kBlockSteps = 128;  // see Accumulate
-  size_t i = 0;
-  while (i + 4 * N <= n) {
-    SideAcc<D> acc0(d), acc1(d), acc2(d), acc3(d);
+  const size_t whole = n / (4 * N) * (4 * N);
+  for (size_t begin = 0; begin < whole;) {
+    const size_t end = begin + (whole - begin < 4 * N * kBlockSteps ? whole - begin : 4 * N * kBlockSteps);
+    // Two accumulator sets hide the add latency; this pass has few uops.
+    SideAcc<D> acc0(d), acc1(d);
     SideStats fallback;
-    auto step = [&](SideAcc<D>& acc, size_t j) HWY_ATTR {
-      const auto v = LoadAsDouble(d, px + j);
-      if constexpr (!is_integral_storage_v<T>) {
+    for (size_t j = begin; j < end; j += 2 * N) {
+      acc0.Add(LoadAsDouble(d, px + j));
+      acc1.Add(LoadAsDouble(d, px + j + N));
+    }
+    if (!is_integral_storage_v<T> &&
+        HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(acc0.sum), hn::IsFinite(acc1.sum))))) {
+      acc0 = SideAcc<D>(d);
+      acc1 = SideAcc<D>(d);
+      for (size_t j = begin; j < end; j += N) {
+        const auto v = LoadAsDouble(d, px + j);
         if (HWY_UNLIKELY(!hn::AllTrue(d, hn::IsFinite(v)))) {
           for (size_t l = 0; l < N; ++l) fallback.add(to_double(px[j + l]));
-          return;
+          continue;
         }
+        acc0.Add(v);
       }
-      acc.Add(v);
-    };
-    for (size_t b = 0; b < kBlockSteps && i + 4 * N <= n; ++b, i += 4 * N) {
-      step(acc0, i);
-      step(acc1, i + N);
-      step(acc2, i + 2 * N);
-      step(acc3, i + 3 * N);
     }
     acc0.Reduce(d, s);
     acc1.Reduce(d, s);
-    acc2.Reduce(d, s);
-    acc3.Reduce(d, s);
     s.merge(fallback);
+    begin = end;
   }
   SideStats tail;
-  for (; i < n; ++i) tail.add(to_double(px[i]));
+  for (size_t i = whole; i < n; ++i) tail.add(to_double(px[i]));
   s.merge(tail);
   out.merge(s);
 }

@@ -125,6 +125,10 @@ int run_compare(const CompareArgs& a) {
     std::cout << "  first divergence: " << f.entry;
     if (!f.step.empty() || f.rank >= 0) std::cout << " (" << f.label << ")";
     std::cout << "\n";
+    // The first divergent entry can be a module whose children diverge too;
+    // the origin is the innermost such module (and the first such API call).
+    if (f.origin_module && *f.origin_module != f.entry) std::cout << "    origin module: " << *f.origin_module << "\n";
+    if (f.origin_api && *f.origin_api != f.entry) std::cout << "    origin api: " << *f.origin_api << "\n";
     if (!std::isnan(f.min_cosine)) std::cout << "    min cosine " << f.min_cosine;
     if (!std::isnan(f.max_abs_err)) std::cout << "    max abs err " << f.max_abs_err;
     std::cout << "\n";

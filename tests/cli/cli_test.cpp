@@ -175,6 +175,8 @@ TEST(Cli, CompareWritesCsvHtmlAndReportsFirstDivergence) {
   const CliRun r = run("compare " + demo + "npu " + demo + "bench -o " + out.string() + " --html --quiet");
   EXPECT_EQ(r.code, 1) << r.err;  // the demo NPU side has errors
   EXPECT_NE(r.out.find("first divergence: Module.layers.2."), std::string::npos) << r.out;
+  // the innermost module where it starts (examples/data/demo_dump/expected.json, written by the generator)
+  EXPECT_NE(r.out.find("origin module: Module.layers.2.attn.Attention.forward.0"), std::string::npos) << r.out;
   bool csv = false;
   for (const auto& e : fs::directory_iterator(out))
     csv = csv || (e.path().extension() == ".csv" && e.path().filename().string().rfind("compare_result_", 0) == 0);

@@ -193,6 +193,11 @@ TEST(DumpJson, HostileInputsNameFileAndPointer) {
   EXPECT_EQ(e.context().file, "/d/dump.json");
   ASSERT_TRUE(e.context().offset);
   EXPECT_EQ(*e.context().offset, 16u);  // the '}' after "b":
+  // a number beyond double's range (nlohmann's out_of_range, not a parse_error)
+  const auto big = error_of([] { td::io::parse_dump_json(R"({"data": {"A.a.0.forward": {"output": 1e999}}})", "/d/dump.json"); });
+  EXPECT_EQ(big.context().file, "/d/dump.json");
+  EXPECT_EQ(big.category(), td::ErrorCategory::format);
+  EXPECT_NE(std::string(big.what()).find("number overflow"), std::string::npos) << big.what();
   // a data_name escaping dump_tensor_data is refused
   const auto s = error_of([] {
     td::io::parse_dump_json(R"({"data": {"A.a.0.forward": {"output": [{"type": "torch.Tensor", "dtype": "x", "data_name": "../../etc/passwd"}]}}})", "f");

@@ -200,6 +200,11 @@ TEST(NpyHeader, ZeroDimensionalAndEmpty) {
   EXPECT_EQ(e.tensor.shape(), (Shape{4, 0}));
   const auto ef = load_bytes(npy_file(1, "{'descr': '>c16', 'fortran_order': True, 'shape': (0, 5), }", ""));
   EXPECT_EQ(ef.tensor.numel(), 0u);
+  // Empty, with extents whose strides would overflow (a fuzzer find): loads
+  // and copies as nothing instead of multiplying the strides.
+  const auto absurd = load_bytes(npy_file(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4294967296, 4294967296), }", ""));
+  EXPECT_EQ(absurd.tensor.numel(), 0u);
+  EXPECT_EQ(Tensor::copy_of(absurd.tensor.view()).nbytes(), 0u);
 }
 
 TEST(NpyHeader, BigEndianEveryDtype) {

@@ -88,6 +88,7 @@ TEST(SafetensorsHostile, Rejects) {
   put64(beyond, 100);
   bad(beyond + "{}", {"runs past the end"});
   bad(st_file("{\"a\":", ""), {"invalid JSON"});
+  bad(st_file("{\"a\": 1e999}", ""), {"h.safetensors", "invalid JSON", "number overflow"});
   bad(st_file("[1,2]", ""), {"not an object"});
   bad(st_file(R"({"a":{"dtype":"F32","shape":[1]}})", "xxxx"), {"tensor 'a'", "data_offsets"});
   bad(st_file(R"({"a":{"dtype":"F8_E4M3","shape":[1],"data_offsets":[0,1]}})", "x"), {"'F8_E4M3'"});

@@ -2,6 +2,7 @@
 // divergence, the per-module roll-up and a summary. Needs nlohmann/json.
 #pragma once
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,9 @@ inline nlohmann::ordered_json num_or_null(double x) {
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   return x;
 }
+inline nlohmann::ordered_json opt_json(const std::optional<std::string>& x) {
+  return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
+}
 }  // namespace detail
 
 /// {step, rank, entry, entry_index, outputs, tripped, messages, min_cosine, max_abs_err, max_rel_err, stack}
@@ -24,7 +28,6 @@ inline nlohmann::ordered_json first_divergence_json(const match::RankComparison&
   nlohmann::ordered_json j;
   j["step"] = f.step.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f.step);
   j["rank"] = f.rank >= 0 ? nlohmann::ordered_json(f.rank) : nlohmann::ordered_json(nullptr);
-  auto opt = [](const std::optional<std::string>& x) { return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr); };
   j["entry"] = f.entry.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f.entry);
   j["entry_index"] = f.entry_index;
   nlohmann::ordered_json outs = nlohmann::ordered_json::array();
@@ -36,11 +39,11 @@ inline nlohmann::ordered_json first_divergence_json(const match::RankComparison&
   j["max_abs_err"] = detail::num_or_null(f.max_abs_err);
   j["max_rel_err"] = detail::num_or_null(f.max_rel_err);
   j["stack"] = f.stack;
-  j["origin_module"] = opt(f.origin_module);
-  j["origin_api"] = opt(f.origin_api);
+  j["origin_module"] = detail::opt_json(f.origin_module);
+  j["origin_api"] = detail::opt_json(f.origin_api);
   j["first_item"] = f.first_item;
-  j["first_module"] = opt(f.first_module);
-  j["first_api"] = opt(f.first_api);
+  j["first_module"] = detail::opt_json(f.first_module);
+  j["first_api"] = detail::opt_json(f.first_api);
   return j;
 }
 
@@ -93,6 +96,8 @@ inline nlohmann::ordered_json summary_json(const match::DumpComparison& r) {
     j["first_divergence"] = {{"step", r.first_divergence->step},
                              {"rank", r.first_divergence->rank},
                              {"entry", r.first_divergence->entry},
+                             {"origin_module", detail::opt_json(r.first_divergence->origin_module)},
+                             {"origin_api", detail::opt_json(r.first_divergence->origin_api)},
                              {"first_item", r.first_divergence->first_item}};
   } else {
     j["first_divergence"] = nullptr;

@@ -1,30 +1,11 @@
 // Highway kernel, every compiled target the CPU supports × every float pair,
 // against kernels::Scalar.
-#ifndef TD_HWY_DYNAMIC
-#define TD_HWY_DYNAMIC 1
-#endif
-#ifndef HWY_COMPILE_ALL_ATTAINABLE
-#define HWY_COMPILE_ALL_ATTAINABLE  // also the targets below -march=native
-#endif
-#include "tensordiff/kernels/highway.hpp"
-
-#include "kernels_test_common.hpp"
+#include "kernels_highway_test_util.hpp"
 
 namespace {
 using namespace tensordiff;
 using td_test::check_all_lengths;
-
-template <class F> void for_each_target(F&& f) {
-  const auto targets = kernels::highway_targets();
-  ASSERT_FALSE(targets.empty());
-  for (const std::string& t : targets) {
-    SCOPED_TRACE("target " + t);
-    ASSERT_TRUE(kernels::set_highway_target(t));
-    EXPECT_EQ(kernels::highway_target(), t);
-    f();
-  }
-  kernels::set_highway_target("best");
-}
+using td_test::for_each_highway_target;
 
 TEST(HighwayKernel, TargetsCompiledAndForcible) {
   const auto targets = kernels::highway_targets();
@@ -36,7 +17,7 @@ TEST(HighwayKernel, TargetsCompiledAndForcible) {
 
 #define TD_FLOAT_PAIR_TEST(NAME, TA, TB) \
   TEST(HighwayKernel, NAME) {            \
-    for_each_target([] { check_all_lengths<kernels::Highway, TA, TB>(); }); \
+    for_each_highway_target([] { check_all_lengths<kernels::Highway, TA, TB>(); }); \
   }
 
 TD_FLOAT_PAIR_TEST(F32F32, float, float)

@@ -1,30 +1,14 @@
 // Highway kernel, every compiled target × every integer kernel pair (int32,
 // int16, int8, uint8, uint16 vectorised; bool, uint32, 64-bit via Scalar).
-#ifndef TD_HWY_DYNAMIC
-#define TD_HWY_DYNAMIC 1
-#endif
-#ifndef HWY_COMPILE_ALL_ATTAINABLE
-#define HWY_COMPILE_ALL_ATTAINABLE
-#endif
-#include "tensordiff/kernels/highway.hpp"
-
-#include "kernels_test_common.hpp"
+#include "kernels_highway_test_util.hpp"
 
 namespace {
 using namespace tensordiff;
 using td_test::check_all_lengths;
-
-template <class F> void for_each_target(F&& f) {
-  for (const std::string& t : kernels::highway_targets()) {
-    SCOPED_TRACE("target " + t);
-    ASSERT_TRUE(kernels::set_highway_target(t));
-    f();
-  }
-  kernels::set_highway_target("best");
-}
+using td_test::for_each_highway_target;
 
 #define TD_INT_PAIR_TEST(NAME, TA, TB) \
-  TEST(HighwayKernel, NAME) { for_each_target([] { check_all_lengths<kernels::Highway, TA, TB>(); }); }
+  TEST(HighwayKernel, NAME) { for_each_highway_target([] { check_all_lengths<kernels::Highway, TA, TB>(); }); }
 
 TD_INT_PAIR_TEST(I32I32, std::int32_t, std::int32_t)
 TD_INT_PAIR_TEST(I16I16, std::int16_t, std::int16_t)
@@ -45,7 +29,7 @@ TEST(HighwayKernel, Int32Extremes) {
     a[i] = i % 2 ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min();
     b[i] = i % 3 ? std::numeric_limits<std::int32_t>::min() : 0;
   }
-  for_each_target([&] {
+  for_each_highway_target([&] {
     Partial got, want;
     kernels::Highway::accumulate(a.data(), b.data(), a.size(), 0, KernelParams{}, got);
     kernels::Scalar::accumulate(a.data(), b.data(), a.size(), 0, KernelParams{}, want);

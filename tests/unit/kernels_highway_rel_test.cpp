@@ -1,23 +1,17 @@
 // Highway kernel: relative errors that sit exactly on (or next to) a
 // threshold, ties and ramps of the maximum relative error, subnormal and huge
-// bench values — the cases where the kernel's approximate reciprocal must hand
-// over to the exact division. Every compiled target against kernels::Scalar
+// bench values — the cases where a kernel's relative error, its maximum (and
+// the index found by the block rescan) and its threshold counts must match the
+// exact division bit for bit. Every compiled target against kernels::Scalar
 // and against an independent double loop for the exact fields.
-#ifndef TD_HWY_DYNAMIC
-#define TD_HWY_DYNAMIC 1
-#endif
-#ifndef HWY_COMPILE_ALL_ATTAINABLE
-#define HWY_COMPILE_ALL_ATTAINABLE  // also the targets below -march=native
-#endif
-#include "tensordiff/kernels/highway.hpp"
-
 #include <cmath>
 #include <random>
 
-#include "kernels_test_common.hpp"
+#include "kernels_highway_test_util.hpp"
 
 namespace {
 using namespace tensordiff;
+using td_test::for_each_highway_target;
 
 /// Pairs whose relative error lands on the thresholds: b = c·2^s with c·t
 /// ∈ {1, …} so |a−b|/|b| rounds to exactly t (or one float step beside it),
@@ -111,18 +105,9 @@ template <class T> void check_all() {
   }
 }
 
-template <class F> void for_each_target(F&& f) {
-  for (const std::string& t : kernels::highway_targets()) {
-    SCOPED_TRACE("target " + t);
-    ASSERT_TRUE(kernels::set_highway_target(t));
-    f();
-  }
-  kernels::set_highway_target("best");
-}
-
-TEST(HighwayRelError, F32) { for_each_target([] { check_all<float>(); }); }
-TEST(HighwayRelError, BF16) { for_each_target([] { check_all<bfloat16>(); }); }
-TEST(HighwayRelError, F16) { for_each_target([] { check_all<float16>(); }); }
-TEST(HighwayRelError, Int16) { for_each_target([] { check_all<std::int16_t>(); }); }
+TEST(HighwayRelError, F32) { for_each_highway_target([] { check_all<float>(); }); }
+TEST(HighwayRelError, BF16) { for_each_highway_target([] { check_all<bfloat16>(); }); }
+TEST(HighwayRelError, F16) { for_each_highway_target([] { check_all<float16>(); }); }
+TEST(HighwayRelError, Int16) { for_each_highway_target([] { check_all<std::int16_t>(); }); }
 
 }  // namespace

@@ -1,0 +1,32 @@
+// Shared by the Highway kernel tests: runtime dispatch with every attainable
+// target compiled, and a loop that forces each target the CPU supports.
+#pragma once
+#ifndef TD_HWY_DYNAMIC
+#define TD_HWY_DYNAMIC 1
+#endif
+#ifndef HWY_COMPILE_ALL_ATTAINABLE
+#define HWY_COMPILE_ALL_ATTAINABLE  // also the targets below -march=native
+#endif
+#include "tensordiff/kernels/highway.hpp"
+
+#include <string>
+
+#include "kernels_test_common.hpp"
+
+namespace td_test {
+
+/// Runs f once per compiled target the CPU supports (forced), then restores the best one.
+template <class F> void for_each_highway_target(F&& f) {
+  namespace kernels = tensordiff::kernels;
+  const auto targets = kernels::highway_targets();
+  ASSERT_FALSE(targets.empty());
+  for (const std::string& t : targets) {
+    SCOPED_TRACE("target " + t);
+    ASSERT_TRUE(kernels::set_highway_target(t));
+    EXPECT_EQ(kernels::highway_target(), t);
+    f();
+  }
+  kernels::set_highway_target("best");
+}
+
+}  // namespace td_test

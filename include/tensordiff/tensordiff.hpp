@@ -20,7 +20,7 @@
 #include "metrics/crc32.hpp"
 #include "metrics/difference.hpp"
 #include "metrics/md5.hpp"
-#include "metrics/partial.hpp"
+#include "kernels/partial.hpp"
 #include "metrics/standards.hpp"
 #include "metrics/summary.hpp"
 

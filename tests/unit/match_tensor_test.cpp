@@ -219,7 +219,7 @@ TEST(MatchTensor, EveryCellOfEveryRow) {
     const auto a = finite_zeroed(f.n[nm], f.b[nm]);
     const auto b = finite_zeroed(f.b[nm], f.n[nm]);
     const RefMetrics ref = reference(a, b);
-    const double cos = td::report::format_cosine(static_cast<double>(ref.cosine));
+    const double cos = td::pyformat::cosine(static_cast<double>(ref.cosine));
     EXPECT_TRUE(NumberCellNear(row[col(h, "Cosine")], cos, 2e-12)) << nm;
     EXPECT_TRUE(NumberCellNear(row[col(h, "EucDist")], ref.euc, 1e-12)) << nm;
     EXPECT_TRUE(NumberCellNear(row[col(h, "MaxAbsErr")], ref.max_abs, 2e-12)) << nm;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <tensordiff/io/npy.hpp>
-#include <tensordiff/report/pyformat.hpp>
+#include <tensordiff/core/pyformat.hpp>
 
 namespace mt {
 namespace fs = std::filesystem;

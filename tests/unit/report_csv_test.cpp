@@ -13,27 +13,27 @@
 #include "match_test_util.hpp"
 
 namespace td = tensordiff;
-using td::report::py_repr;
+namespace pyformat = td::pyformat;
 
 TEST(PyRepr, PythonFloatReprFacts) {
-  EXPECT_EQ(py_repr(9.14298e-05), "9.14298e-05");  // spec §1.2
-  EXPECT_EQ(py_repr(1e-05), "1e-05");
-  EXPECT_EQ(py_repr(0.0001), "0.0001");
-  EXPECT_EQ(py_repr(0.1), "0.1");
-  EXPECT_EQ(py_repr(1.0), "1.0");
-  EXPECT_EQ(py_repr(-0.0), "-0.0");
-  EXPECT_EQ(py_repr(0.0), "0.0");
-  EXPECT_EQ(py_repr(1e16), "1e+16");
-  EXPECT_EQ(py_repr(9999999999999998.0), "9999999999999998.0");
-  EXPECT_EQ(py_repr(123456789012345678.0), "1.2345678901234568e+17");
-  EXPECT_EQ(py_repr(1.5e300), "1.5e+300");
-  EXPECT_EQ(py_repr(5e-324), "5e-324");
-  EXPECT_EQ(py_repr(0.1 + 0.2), "0.30000000000000004");
-  EXPECT_EQ(py_repr(2.0 / 3.0), "0.6666666666666666");
-  EXPECT_EQ(py_repr(100.0), "100.0");
-  EXPECT_EQ(py_repr(-12345.678), "-12345.678");
-  EXPECT_EQ(py_repr(std::numeric_limits<double>::infinity()), "inf");
-  EXPECT_EQ(py_repr(std::nan("")), "nan");
+  EXPECT_EQ(pyformat::repr(9.14298e-05), "9.14298e-05");  // spec §1.2
+  EXPECT_EQ(pyformat::repr(1e-05), "1e-05");
+  EXPECT_EQ(pyformat::repr(0.0001), "0.0001");
+  EXPECT_EQ(pyformat::repr(0.1), "0.1");
+  EXPECT_EQ(pyformat::repr(1.0), "1.0");
+  EXPECT_EQ(pyformat::repr(-0.0), "-0.0");
+  EXPECT_EQ(pyformat::repr(0.0), "0.0");
+  EXPECT_EQ(pyformat::repr(1e16), "1e+16");
+  EXPECT_EQ(pyformat::repr(9999999999999998.0), "9999999999999998.0");
+  EXPECT_EQ(pyformat::repr(123456789012345678.0), "1.2345678901234568e+17");
+  EXPECT_EQ(pyformat::repr(1.5e300), "1.5e+300");
+  EXPECT_EQ(pyformat::repr(5e-324), "5e-324");
+  EXPECT_EQ(pyformat::repr(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(pyformat::repr(2.0 / 3.0), "0.6666666666666666");
+  EXPECT_EQ(pyformat::repr(100.0), "100.0");
+  EXPECT_EQ(pyformat::repr(-12345.678), "-12345.678");
+  EXPECT_EQ(pyformat::repr(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(pyformat::repr(std::nan("")), "nan");
 }
 
 TEST(PyRepr, ShortestRoundTripOnRandomDoubles) {
@@ -45,7 +45,7 @@ TEST(PyRepr, ShortestRoundTripOnRandomDoubles) {
     const std::uint64_t b = g();
     std::memcpy(&x, &b, sizeof x);
     if (!std::isfinite(x)) continue;
-    const std::string s = py_repr(x);
+    const std::string s = pyformat::repr(x);
     EXPECT_EQ(std::strtod(s.c_str(), nullptr), x) << s;
     std::string digits;
     for (char c : s.substr(0, s.find('e'))) if (c >= '0' && c <= '9') digits += c;
@@ -61,24 +61,24 @@ TEST(PyRepr, ShortestRoundTripOnRandomDoubles) {
 
 TEST(PyFormat, TwelveDecimalsAndCosineRule) {
   // float('{:.12f}'.format(x))
-  EXPECT_EQ(py_repr(td::report::format_value(0.1234567890123456)), "0.123456789012");
-  EXPECT_EQ(py_repr(td::report::format_value(1e-13)), "0.0");
-  EXPECT_EQ(py_repr(td::report::format_value(4.9999999999995e-13)), "0.0");
-  EXPECT_EQ(py_repr(td::report::format_value(2.5e-05)), "2.5e-05");
-  EXPECT_EQ(py_repr(td::report::format_value(123.4567890123456789)), "123.456789012346");
+  EXPECT_EQ(pyformat::repr(pyformat::fixed12(0.1234567890123456)), "0.123456789012");
+  EXPECT_EQ(pyformat::repr(pyformat::fixed12(1e-13)), "0.0");
+  EXPECT_EQ(pyformat::repr(pyformat::fixed12(4.9999999999995e-13)), "0.0");
+  EXPECT_EQ(pyformat::repr(pyformat::fixed12(2.5e-05)), "2.5e-05");
+  EXPECT_EQ(pyformat::repr(pyformat::fixed12(123.4567890123456789)), "123.456789012346");
   // cosine: 12 decimals, then round(x, 6) above 0.9999
-  EXPECT_EQ(py_repr(td::report::format_cosine(0.99999987654321)), "1.0");
-  EXPECT_EQ(py_repr(td::report::format_cosine(0.99994321987654)), "0.999943");
+  EXPECT_EQ(pyformat::repr(pyformat::cosine(0.99999987654321)), "1.0");
+  EXPECT_EQ(pyformat::repr(pyformat::cosine(0.99994321987654)), "0.999943");
   // not above 0.9999: only the 12-decimal rounding applies
-  EXPECT_EQ(py_repr(td::report::format_cosine(0.99981234567891)), "0.999812345679");
-  EXPECT_EQ(py_repr(td::report::format_cosine(0.99981234567891234)), "0.999812345679");
-  EXPECT_EQ(py_repr(td::report::format_cosine(0.9998)), "0.9998");
-  EXPECT_EQ(py_repr(td::report::format_cosine(0.5000000000004)), "0.5");
-  EXPECT_EQ(py_repr(td::report::format_cosine(0.123456789012345)), "0.123456789012");
+  EXPECT_EQ(pyformat::repr(pyformat::cosine(0.99981234567891)), "0.999812345679");
+  EXPECT_EQ(pyformat::repr(pyformat::cosine(0.99981234567891234)), "0.999812345679");
+  EXPECT_EQ(pyformat::repr(pyformat::cosine(0.9998)), "0.9998");
+  EXPECT_EQ(pyformat::repr(pyformat::cosine(0.5000000000004)), "0.5");
+  EXPECT_EQ(pyformat::repr(pyformat::cosine(0.123456789012345)), "0.123456789012");
 }
 
 TEST(Cells, CsvSpellings) {
-  using td::report::Cell;
+  using td::match::Cell;
   EXPECT_EQ(csv_text(Cell::number(std::numeric_limits<double>::infinity())), " inf");
   EXPECT_EQ(csv_text(Cell::number(-std::numeric_limits<double>::infinity())), " -inf");
   EXPECT_EQ(csv_text(Cell::number(std::nan(""))), "Nan");

@@ -25,7 +25,7 @@
 
 #include "../core/error.hpp"
 #include "../core/tensor_view.hpp"
-#include "../report/pyformat.hpp"
+#include "../core/pyformat.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace io {
@@ -312,7 +312,7 @@ inline std::string JsonScalar::py_str() const {
     case Kind::null: return "None";
     case Kind::boolean: return boolean ? "True" : "False";
     case Kind::integer: return std::to_string(integer);
-    case Kind::real: return report::py_repr(real);
+    case Kind::real: return pyformat::repr(real);
     case Kind::string:
     case Kind::composite: return text;
   }

@@ -30,7 +30,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "../metrics/partial.hpp"
+#include "partial.hpp"
 #include "scalar.hpp"
 
 TD_NAMESPACE_BEGIN

@@ -19,7 +19,7 @@
 #pragma once
 #include <cstddef>
 
-#include "../metrics/partial.hpp"
+#include "partial.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace kernels {

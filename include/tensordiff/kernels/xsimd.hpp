@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../metrics/partial.hpp"
+#include "partial.hpp"
 #include "detail/widen.hpp"
 #include "scalar.hpp"
 

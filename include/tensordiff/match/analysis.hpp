@@ -61,7 +61,7 @@ inline bool row_differs(const RankComparison& rc, const Row& r, double stat_rtol
   if (!b) return false;  // unmatched rows are reported as such, not as divergence
   if (n.dtype != b->dtype || n.shape != b->shape) return true;
   auto same = [&](const io::JsonScalar& x, const io::JsonScalar& y) {
-    if (report::csv_text(stat_cell(x)) == report::csv_text(stat_cell(y))) return true;
+    if (csv_text(stat_cell(x)) == csv_text(stat_cell(y))) return true;
     const auto a = x.as_double(), c = y.as_double();
     return stat_rtol > 0 && x.is_number() && y.is_number() && std::isfinite(*a) && std::isfinite(*c) &&
            std::fabs(*a - *c) <= stat_rtol * std::max(std::fabs(*a), std::fabs(*c));
@@ -104,9 +104,9 @@ inline void row_errors(const RankComparison& rc, const Row& r, double& cos, doub
     if (r.metrics[max_abs_err].has_value()) abs_err = r.metrics[max_abs_err].value;
     if (r.metrics[max_rel_err].has_value()) rel_err = r.metrics[max_rel_err].value;
   } else if (rc.mode == Mode::statistics && r.matched()) {
-    const report::Cell& d = r.stat_diff[0];
-    if (d.kind == report::Cell::Kind::real) abs_err = std::fabs(d.real);
-    else if (d.kind == report::Cell::Kind::text && d.text == "0" && rc.npu_items[r.npu].max.is_number()) abs_err = 0;
+    const Cell& d = r.stat_diff[0];
+    if (d.kind == Cell::Kind::real) abs_err = std::fabs(d.real);
+    else if (d.kind == Cell::Kind::text && d.text == "0" && rc.npu_items[r.npu].max.is_number()) abs_err = 0;
     if (auto f = percent_fraction(r.stat_rel[3])) rel_err = *f;
   }
 }

@@ -60,9 +60,9 @@ inline void fire(Row& row, const char* rule, const std::string& message) {
   row.tripped.push_back(rule);
 }
 
-inline bool is_nonfinite_stat(const report::Cell& c) {
-  if (c.kind == report::Cell::Kind::real) return !std::isfinite(c.real);
-  if (c.kind == report::Cell::Kind::text) {
+inline bool is_nonfinite_stat(const Cell& c) {
+  if (c.kind == Cell::Kind::real) return !std::isfinite(c.real);
+  if (c.kind == Cell::Kind::text) {
     const std::string l = lower(c.text);
     return l == "nan" || l == "inf" || l == "-inf";
   }
@@ -70,9 +70,9 @@ inline bool is_nonfinite_stat(const report::Cell& c) {
 }
 
 /// '12.5%' → 0.125, 'inf' → inf, '0' → 0; nullopt for N/A, Nan, Diff.
-inline std::optional<double> percent_fraction(const report::Cell& c) {
-  if (c.kind == report::Cell::Kind::real) return std::fabs(c.real) / (c.style == report::Cell::Style::percent ? 100.0 : 1.0);
-  if (c.kind != report::Cell::Kind::text) return std::nullopt;
+inline std::optional<double> percent_fraction(const Cell& c) {
+  if (c.kind == Cell::Kind::real) return std::fabs(c.real) / (c.style == Cell::Style::percent ? 100.0 : 1.0);
+  if (c.kind != Cell::Kind::text) return std::nullopt;
   if (c.text == "0") return 0.0;
   if (c.text == "inf" || c.text == "-inf") return std::numeric_limits<double>::infinity();
   return std::nullopt;
@@ -135,7 +135,7 @@ inline void apply_current_rules(RankComparison& rc, RuleOptions o = {}) {
     const bool skip_all = std::find(ia.begin(), ia.end(), api) != ia.end();
     const bool skip_inputs = std::find(ii.begin(), ii.end(), api) != ii.end();
     if (!skip_all) {
-      std::vector<std::vector<report::Cell>> cells;
+      std::vector<std::vector<Cell>> cells;
       for (std::size_t i = g0; i < g1; ++i) cells.push_back(row_cells(rc, rc.rows[i], layout, false));
       const std::vector<std::string> hdr = table_header(layout);
       auto cell = [&](std::size_t i, const char* col) {
@@ -167,7 +167,7 @@ inline void apply_current_rules(RankComparison& rc, RuleOptions o = {}) {
             detail::fire(row, "RequiresGrad", rule_msg::requires_grad());
           const std::string bdt = b ? b->dtype : "N/A";
           if (!output && n.dtype.find("class") != std::string::npos && bdt.find("class") != std::string::npos && n.shape == "[]" &&
-              report::csv_text(stat_cell(n.max)) != (b ? report::csv_text(stat_cell(b->max)) : "N/A"))
+              csv_text(stat_cell(n.max)) != (b ? csv_text(stat_cell(b->max)) : "N/A"))
             detail::fire(row, "Parameters", rule_msg::parameters());
           const bool skip_dtype = n.name.find("qkv") != std::string::npos || n.name.find("gate_up") != std::string::npos;
           const bool dtype_differs = msprobe ? n.dtype != bdt : detail::canonical_dtype(n.dtype) != detail::canonical_dtype(bdt);
@@ -184,8 +184,8 @@ inline void apply_current_rules(RankComparison& rc, RuleOptions o = {}) {
         if (mode == Mode::tensor) {
           const Metric& t = row.metrics[one_thousandth];
           const Metric& c = row.metrics[cosine];
-          const double tv = t.has_value() ? report::format_value(t.value) : 0;
-          const double cv = c.has_value() ? report::format_cosine(c.value) : 0;
+          const double tv = t.has_value() ? pyformat::fixed12(t.value) : 0;
+          const double cv = c.has_value() ? pyformat::cosine(c.value) : 0;
           if (output) {
             if (t.has_value()) out_thousandth = std::min(out_thousandth, tv), has_out_thousandth = true;
             if (c.has_value()) out_cos = std::min(out_cos, cv), has_out_cos = true;
@@ -232,14 +232,14 @@ inline void apply_current_rules(RankComparison& rc, RuleOptions o = {}) {
 
 /// Legacy check_accuracy (§3.2) on the tensor-mode metric cells.
 inline std::string legacy_accuracy(const Row& r) {
-  const report::Cell cos = detail::metric_cell(r.metrics[cosine], report::Cell::Style::cosine);
-  const report::Cell mae = detail::metric_cell(r.metrics[max_abs_err], report::Cell::Style::fixed12);
-  auto text = [](const report::Cell& c) { return report::csv_text(c); };
+  const Cell cos = detail::metric_cell(r.metrics[cosine], Cell::Style::cosine);
+  const Cell mae = detail::metric_cell(r.metrics[max_abs_err], Cell::Style::fixed12);
+  auto text = [](const Cell& c) { return csv_text(c); };
   if (text(cos) == "shape unmatched") return "Unmatched";
   if (text(cos) == "None" || text(mae) == "None") return "None";
   if (text(cos) == "N/A" || text(mae) == "N/A") return "No";
-  if (cos.kind != report::Cell::Kind::real || mae.kind != report::Cell::Kind::real) return "None";
-  const double c = report::shown_value(cos), m = report::shown_value(mae);
+  if (cos.kind != Cell::Kind::real || mae.kind != Cell::Kind::real) return "None";
+  const double c = shown_value(cos), m = shown_value(mae);
   if (c < 0.99 && m > 0.001) return "No";
   if (c < 0.9 || m > 1) return "No";
   return "Yes";

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../metrics/comparison.hpp"
-#include "../report/cell.hpp"
+#include "cell.hpp"
 #include "matchers.hpp"
 
 TD_NAMESPACE_BEGIN
@@ -38,8 +38,8 @@ struct Row {
   bool compared = false;  ///< both tensors were loaded and compared
 
   // statistics mode: Max/Min/Mean/L2norm diff and relative error (§2.1)
-  report::Cell stat_diff[4];
-  report::Cell stat_rel[4];
+  Cell stat_diff[4];
+  Cell stat_rel[4];
 
   // result
   std::string result = "pass";  ///< pass / warning / error, or Yes / No / None / Unmatched (legacy)
@@ -71,8 +71,8 @@ struct RankComparison {
 namespace detail {
 enum class StatClass { num, nan, inf, neg_inf, device, na, other };
 
-inline StatClass classify(const report::Cell& c) {
-  using K = report::Cell::Kind;
+inline StatClass classify(const Cell& c) {
+  using K = Cell::Kind;
   if (c.kind == K::real) {
     if (std::isnan(c.real)) return StatClass::nan;
     if (std::isinf(c.real)) return c.real > 0 ? StatClass::inf : StatClass::neg_inf;
@@ -91,28 +91,27 @@ inline StatClass classify(const report::Cell& c) {
   return StatClass::other;
 }
 
-inline double num_of(const report::Cell& c) { return c.kind == report::Cell::Kind::integer ? static_cast<double>(c.integer) : c.real; }
+inline double num_of(const Cell& c) { return c.kind == Cell::Kind::integer ? static_cast<double>(c.integer) : c.real; }
 }  // namespace detail
 
 /// A dump.json statistic as a table cell (None, bool, int, float, text).
-inline report::Cell stat_cell(const io::JsonScalar& s) {
+inline Cell stat_cell(const io::JsonScalar& s) {
   using K = io::JsonScalar::Kind;
   switch (s.kind) {
-    case K::null: return report::Cell::none();
-    case K::boolean: return report::Cell::flag(s.boolean);
-    case K::integer: return report::Cell::integral(s.integer);
-    case K::real: return report::Cell::number(s.real);
+    case K::null: return Cell::none();
+    case K::boolean: return Cell::flag(s.boolean);
+    case K::integer: return Cell::integral(s.integer);
+    case K::real: return Cell::number(s.real);
     case K::string:
-    case K::composite: return report::Cell::str(s.text);
+    case K::composite: return Cell::str(s.text);
   }
-  return report::Cell::none();
+  return Cell::none();
 }
 
 /// msprobe's CalcStatsDiff for one statistic: {diff, relative error}.
-inline std::pair<report::Cell, report::Cell> stat_difference(const report::Cell& n, const report::Cell& b) {
-  using report::Cell;
+inline std::pair<Cell, Cell> stat_difference(const Cell& n, const Cell& b) {
   using detail::StatClass;
-  if (report::csv_text(n) == report::csv_text(b)) return {Cell::str("0"), Cell::str("0")};
+  if (csv_text(n) == csv_text(b)) return {Cell::str("0"), Cell::str("0")};
   const StatClass cn = detail::classify(n), cb = detail::classify(b);
   auto both = [](const char* s) { return std::make_pair(Cell::str(s), Cell::str(s)); };
   auto numeric = [](StatClass c) { return c == StatClass::num || c == StatClass::nan || c == StatClass::inf || c == StatClass::neg_inf; };
@@ -204,16 +203,15 @@ inline std::string json_list_str(const std::vector<std::string>& v) {
   return s + "]";
 }
 
-inline report::Cell metric_cell(const Metric& m, report::Cell::Style st) {
-  if (m.has_value()) return report::Cell::number(m.value, st);
-  return report::Cell::str(msprobe_spelling(m.status));
+inline Cell metric_cell(const Metric& m, Cell::Style st) {
+  if (m.has_value()) return Cell::number(m.value, st);
+  return Cell::str(msprobe_spelling(m.status));
 }
 }  // namespace detail
 
 /// The cells of one row, aligned with table_header(). `first_of_entry` says
 /// whether the row is the first of its API/module (it gets the stack).
-inline std::vector<report::Cell> row_cells(const RankComparison& rc, const Row& r, const TableLayout& l, bool first_of_entry) {
-  using report::Cell;
+inline std::vector<Cell> row_cells(const RankComparison& rc, const Row& r, const TableLayout& l, bool first_of_entry) {
   const Item& n = rc.npu_item(r);
   const Item* b = rc.bench_item(r);
   const Cell na = Cell::str("N/A");

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "partial.hpp"
+#include "../kernels/partial.hpp"
 #include "summary.hpp"
 
 TD_NAMESPACE_BEGIN

@@ -23,7 +23,7 @@
 #include <variant>
 #include <vector>
 
-#include "../report/pyformat.hpp"
+#include "../core/pyformat.hpp"
 #include "compare.hpp"
 #include "detail/elementwise.hpp"
 #include "verdict.hpp"
@@ -31,7 +31,7 @@
 TD_NAMESPACE_BEGIN
 
 namespace detail {
-inline std::string num(double x) { return report::py_repr(x); }
+inline std::string num(double x) { return pyformat::repr(x); }
 
 /// Common start of every check: shape, numel, integral flag. False when the
 /// shapes differ (the verdict is then an error and no pass runs).

@@ -6,7 +6,7 @@
 #include "../core/detail/runs.hpp"
 #include "../core/visit.hpp"
 #include "../kernels/default.hpp"
-#include "partial.hpp"
+#include "../kernels/partial.hpp"
 
 TD_NAMESPACE_BEGIN
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../core/tensor_view.hpp"
-#include "partial.hpp"
+#include "../kernels/partial.hpp"
 
 TD_NAMESPACE_BEGIN
 

@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../match/table.hpp"
-#include "cell.hpp"
+#include "../match/cell.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace report {
@@ -159,13 +159,13 @@ inline void write_bench_only_csv(std::ostream& os, const match::RankComparison& 
 // --- JSON lines ------------------------------------------------------------------
 
 /// A cell as typed JSON: numbers unrounded (non-finite as "nan" / "inf" / "-inf").
-inline nlohmann::ordered_json cell_json(const Cell& c) {
+inline nlohmann::ordered_json cell_json(const match::Cell& c) {
   switch (c.kind) {
-    case Cell::Kind::text: return c.text;
-    case Cell::Kind::integer: return c.integer;
-    case Cell::Kind::boolean: return c.boolean;
-    case Cell::Kind::null: return nullptr;
-    case Cell::Kind::real:
+    case match::Cell::Kind::text: return c.text;
+    case match::Cell::Kind::integer: return c.integer;
+    case match::Cell::Kind::boolean: return c.boolean;
+    case match::Cell::Kind::null: return nullptr;
+    case match::Cell::Kind::real:
       if (std::isnan(c.real)) return "nan";
       if (std::isinf(c.real)) return c.real > 0 ? "inf" : "-inf";
       return c.real;

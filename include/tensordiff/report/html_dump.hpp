@@ -76,7 +76,7 @@ inline HtmlReport html_report(const match::DumpComparison& r, std::size_t rank_i
       out.cosine = detail::metric_opt(row.metrics[0]);
       out.max_abs_err = detail::metric_opt(row.metrics[2]);
       out.max_rel_err = detail::metric_opt(row.metrics[3]);
-    } else if (rc.mode == match::Mode::statistics && row.stat_diff[0].kind == Cell::Kind::real) {
+    } else if (rc.mode == match::Mode::statistics && row.stat_diff[0].kind == match::Cell::Kind::real) {
       out.max_abs_err = std::fabs(row.stat_diff[0].real);  // |Max diff|
     }
     out.message = detail::join(row.result_messages, " ");

@@ -10,7 +10,7 @@
 //   Worst elements:
 //     (1,): actual 4.0, expected 2.0, abs diff 2.0, rel diff 1.0, allowed 2.6e-05
 //
-// Numbers are Python's repr() of the double (report/pyformat.hpp) and indices
+// Numbers are Python's repr() of the double (core/pyformat.hpp) and indices
 // Python tuples, so the first lines match torch.testing.assert_close byte for
 // byte for the same inputs. Used by the GoogleTest matchers and the CLI.
 #pragma once
@@ -21,7 +21,7 @@
 #include <string>
 
 #include "../metrics/verdict.hpp"
-#include "pyformat.hpp"
+#include "../core/pyformat.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace report {
@@ -60,7 +60,7 @@ inline std::string diff_text(double x, bool integral) {
     std::snprintf(buf, sizeof buf, "%.0f", x);
     return buf;
   }
-  return py_repr(x);
+  return pyformat::repr(x);
 }
 
 inline std::string header(const Verdict& v, const std::string& label) {
@@ -105,7 +105,7 @@ inline std::string format_verdict(const Verdict& v, const TextOptions& o = {}) {
   if (v.greatest_rel.valid() && v.kind != VerdictKind::ulp && v.standard != "msprobe")
     s += line("relative", v.greatest_rel.rel_diff, v.greatest_rel, v.kind == VerdictKind::tolerance ? v.rtol : nan,
               false);
-  if (v.cosine == v.cosine) s += "Cosine similarity: " + py_repr(v.cosine) + "\n";
+  if (v.cosine == v.cosine) s += "Cosine similarity: " + pyformat::repr(v.cosine) + "\n";
   if (!v.description.empty()) s += "Standard: " + v.description + "\n";
   const std::size_t listed = std::min(o.max_worst, v.worst.size());
   if (listed) {
@@ -113,11 +113,11 @@ inline std::string format_verdict(const Verdict& v, const TextOptions& o = {}) {
                                : std::string("Worst elements:\n");
     for (std::size_t i = 0; i < listed; ++i) {
       const ElementDiff& d = v.worst[i];
-      s += "  " + index_tuple(v.shape, d.index) + ": actual " + py_repr(d.actual) + ", expected " +
-           py_repr(d.expected) + ", abs diff " + detail::diff_text(d.abs_diff, v.integral) + ", rel diff " +
-           py_repr(d.rel_diff);
+      s += "  " + index_tuple(v.shape, d.index) + ": actual " + pyformat::repr(d.actual) + ", expected " +
+           pyformat::repr(d.expected) + ", abs diff " + detail::diff_text(d.abs_diff, v.integral) + ", rel diff " +
+           pyformat::repr(d.rel_diff);
       if (d.ulp_diff == d.ulp_diff) s += ", ulp diff " + detail::diff_text(d.ulp_diff, true);
-      if (v.kind != VerdictKind::aggregate || d.allowed != 0) s += ", allowed " + py_repr(d.allowed);
+      if (v.kind != VerdictKind::aggregate || d.allowed != 0) s += ", allowed " + pyformat::repr(d.allowed);
       s += "\n";
     }
   }

@@ -19,7 +19,7 @@
 
 #include "../../core/dtype.hpp"
 #include "../../core/element.hpp"
-#include "../../metrics/partial.hpp"
+#include "../../kernels/partial.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace cuda {

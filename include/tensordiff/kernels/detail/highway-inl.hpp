@@ -41,7 +41,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../../metrics/partial.hpp"
+#include "../partial.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensordiff {

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <string>
 
-#include "pyformat.hpp"
+#include "../core/pyformat.hpp"
 
 TD_NAMESPACE_BEGIN
-namespace report {
+namespace match {
 
 /// A value of a result table: typed for JSON, with the CSV spelling msprobe uses.
 struct Cell {
@@ -53,8 +53,8 @@ struct Cell {
 /// The value a real cell shows after msprobe's rounding.
 inline double shown_value(const Cell& c) {
   switch (c.style) {
-    case Cell::Style::fixed12: return format_value(c.real);
-    case Cell::Style::cosine: return format_cosine(c.real);
+    case Cell::Style::fixed12: return pyformat::fixed12(c.real);
+    case Cell::Style::cosine: return pyformat::cosine(c.real);
     default: return c.real;
   }
 }
@@ -72,7 +72,7 @@ inline std::string csv_text(const Cell& c) {
       const double v = shown_value(c);
       if (std::isnan(v)) return "Nan";
       if (std::isinf(v)) return v > 0 ? " inf" : " -inf";
-      std::string s = py_repr(v);
+      std::string s = pyformat::repr(v);
       if (c.style == Cell::Style::percent) s += '%';
       return s;
     }
@@ -80,5 +80,5 @@ inline std::string csv_text(const Cell& c) {
   return "";
 }
 
-}  // namespace report
+}  // namespace match
 TD_NAMESPACE_END

@@ -3,7 +3,7 @@
 // msprobe keeps metric values as Python floats and pandas writes them with
 // repr(): the shortest string that round-trips, in fixed notation when the
 // decimal exponent is in [-4, 16) and in scientific notation ("1e-05",
-// "1.5e+16") otherwise. format_value() is msprobe's float('{:.12f}'.format(x)).
+// "1.5e+16") otherwise. fixed12() is msprobe's float('{:.12f}'.format(x)).
 #pragma once
 #include <charconv>
 #include <cmath>
@@ -11,14 +11,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "../core/config.hpp"
+#include "config.hpp"
 
 TD_NAMESPACE_BEGIN
-namespace report {
+namespace pyformat {
 
 /// repr(x) of a Python float: "0.1", "1e-05", "1.2345678901234568e+17",
 /// "3.0", "-0.0", "inf", "nan".
-inline std::string py_repr(double x) {
+inline std::string repr(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   if (x == 0) return std::signbit(x) ? "-0.0" : "0.0";
@@ -60,7 +60,7 @@ inline std::string py_repr(double x) {
 }
 
 /// Python's round(x, ndigits) for a float: correctly rounded decimal, parsed back.
-inline double py_round(double x, int ndigits) {
+inline double round(double x, int ndigits) {
   if (!std::isfinite(x)) return x;
   char buf[512];
   std::snprintf(buf, sizeof buf, "%.*f", ndigits, x);
@@ -68,13 +68,13 @@ inline double py_round(double x, int ndigits) {
 }
 
 /// msprobe's format_value: float('{:.12f}'.format(x)).
-inline double format_value(double x) { return py_round(x, 12); }
+inline double fixed12(double x) { return round(x, 12); }
 
 /// msprobe's Cosine cell value: 12 decimals, then round(x, 6) above 0.9999.
-inline double format_cosine(double x) {
-  const double v = format_value(x);
-  return v > 0.9999 ? py_round(v, 6) : v;
+inline double cosine(double x) {
+  const double v = fixed12(x);
+  return v > 0.9999 ? round(v, 6) : v;
 }
 
-}  // namespace report
+}  // namespace pyformat
 TD_NAMESPACE_END

@@ -34,6 +34,21 @@ TEST(CompareValidation, ShapeUnmatched) {
   EXPECT_EQ(c.b.sum, 21.0);
 }
 
+TEST(CompareValidation, ShapeUnmatchedSummariesKeepTheFilesShapes) {
+  // Squeezing decides the match ([1, 2, 3] vs [3, 2, 1] differ as [2, 3] vs
+  // [3, 2]); the summaries still describe the tensors as they are in the files.
+  const float x[6] = {1, 2, 3, 4, 5, 6};
+  const Comparison c = compare(TensorView::of(x, {1, 2, 3}), TensorView::of(x, {3, 2, 1}));
+  ASSERT_EQ(c.validation, Validation::shape_unmatched);
+  EXPECT_EQ(c.a.shape, (Shape{1, 2, 3}));
+  EXPECT_EQ(c.b.shape, (Shape{3, 2, 1}));
+  EXPECT_EQ(standards::MsprobeCompare{}.check(c).shape, (Shape{1, 2, 3}));
+  // and so do those of a comparison that runs
+  const Comparison ok = compare(TensorView::of(x, {1, 6}), TensorView::of(x, {6}));
+  EXPECT_EQ(ok.a.shape, (Shape{1, 6}));
+  EXPECT_EQ(ok.b.shape, (Shape{6}));
+}
+
 TEST(CompareValidation, SqueezeMatchesExtentOneDims) {
   const float x[3] = {1, 2, 3}, y[3] = {1, 2, 4};
   const Comparison c = compare(TensorView::of(x, {1, 3}), TensorView::of(y, {3, 1}));

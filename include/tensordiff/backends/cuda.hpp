@@ -212,6 +212,8 @@ inline Comparison compare(const TensorView& a_in, const TensorView& b_in, const 
     if (c.validation == Validation::shape_unmatched) {
       c.a = summarize(a, stream);
       c.b = summarize(b, stream);
+      c.a.shape = a_in.shape;  // the callers' shapes, not the squeezed ones
+      c.b.shape = b_in.shape;
     }
     return c;
   }

@@ -188,6 +188,8 @@ Comparison compare(const TensorView& a_in, const TensorView& b_in, const Compare
     if (c.validation == Validation::shape_unmatched) {
       c.a = detail::summarize<Kernel>(a, opt, stream);
       c.b = detail::summarize<Kernel>(b, opt, stream);
+      c.a.shape = a_in.shape;  // the callers' shapes, not the squeezed ones
+      c.b.shape = b_in.shape;
     }
     return c;
   }

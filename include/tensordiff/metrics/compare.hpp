@@ -200,9 +200,9 @@ Comparison compare(const TensorView& a_in, const TensorView& b_in, const Compare
   const TensorView b = o.squeeze ? b_in.squeezed() : b_in;
   Comparison c;
   if (!detail::start_comparison(c, a, b, o)) {
-    if (c.validation == Validation::shape_unmatched) {
-      c.a = summarize<Kernel>(a);
-      c.b = summarize<Kernel>(b);
+    if (c.validation == Validation::shape_unmatched) {  // the same elements, the files' shapes
+      c.a = summarize<Kernel>(a_in);
+      c.b = summarize<Kernel>(b_in);
     }
     return c;
   }

@@ -41,14 +41,14 @@ struct MsprobeCompare {
     v.standard = "msprobe";
     v.kind = VerdictKind::aggregate;
     v.description = describe();
-    v.shape = c.a.shape;
+    v.shape = c.actual.shape;
     v.numel = c.numel;
-    v.integral = is_integral(c.a.dtype) && is_integral(c.b.dtype);
+    v.integral = is_integral(c.actual.dtype) && is_integral(c.expected.dtype);
     v.cosine = c.cosine.value;
     if (c.max_abs_index != no_index) {
-      v.greatest_abs = {c.max_abs_index, c.a_at_max_abs, c.b_at_max_abs, c.max_abs_err.value, detail::nan_v, detail::nan_v,
+      v.greatest_abs = {c.max_abs_index, c.actual_at_max_abs, c.expected_at_max_abs, c.max_abs_err.value, detail::nan_v, detail::nan_v,
                         detail::nan_v};
-      v.greatest_abs.rel_diff = c.b_at_max_abs == 0 ? detail::inf() : c.max_abs_err.value / std::fabs(c.b_at_max_abs);
+      v.greatest_abs.rel_diff = c.expected_at_max_abs == 0 ? detail::inf() : c.max_abs_err.value / std::fabs(c.expected_at_max_abs);
     }
     auto set = [&](VerdictLevel l, std::string why) {
       v.level = l;

@@ -1,4 +1,5 @@
-# Optional device backends for tensordiff's own tests and examples.
+# Optional device backends for tensordiff's own tests and examples (included
+# only when those are built: configuring the library alone needs no nvcc).
 #
 # CUDA: TD_BUILD_CUDA = AUTO (default: on when nvcc is found; off in sanitizer
 # builds), ON (required) or OFF. Host compiler: the C++ compiler (g++ 12 in
@@ -24,6 +25,13 @@ if(TD_BUILD_CUDA STREQUAL "ON" OR (TD_BUILD_CUDA STREQUAL "AUTO" AND NOT TD_SANI
   endif()
   include(CheckLanguage)
   check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER AND NOT EXISTS "${CMAKE_CUDA_COMPILER}")
+    find_program(td_cuda_compiler_path "${CMAKE_CUDA_COMPILER}" NO_CACHE)  # a bare name on PATH
+    if(NOT td_cuda_compiler_path)
+      message(STATUS "tensordiff: CMAKE_CUDA_COMPILER '${CMAKE_CUDA_COMPILER}' does not exist")
+      set(CMAKE_CUDA_COMPILER "")
+    endif()
+  endif()
   if(CMAKE_CUDA_COMPILER)
     enable_language(CUDA)
     find_package(CUDAToolkit)

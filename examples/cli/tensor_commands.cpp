@@ -123,7 +123,7 @@ int run_diff(const DiffArgs& a) {
       std::cout << "  " << k << std::string(28 - std::string(k).size(), ' ') << text_value(j[k]) << "\n";
     if (c.max_abs_index != td::no_index)
       std::cout << "  max_abs_err at " << td::report::index_tuple(va.squeezed().shape, c.max_abs_index) << ": a = "
-                << text_value(td::report::number(c.a_at_max_abs)) << ", b = " << text_value(td::report::number(c.b_at_max_abs))
+                << text_value(td::report::number(c.actual_at_max_abs)) << ", b = " << text_value(td::report::number(c.expected_at_max_abs))
                 << "\n";
     std::cout << "  nan/inf positions " << (c.nonfinite_positions_match ? "agree" : "differ") << "\n";
     for (const auto& m : c.messages) std::cout << "  note: " << m << "\n";

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     std::printf("n = %zu, %.3f ms (%.1f GB/s)\n", n, ms, static_cast<double>(n) * 6 / (ms * 1e6));
     std::printf("cosine            %.12f\n", c.cosine.value);
     std::printf("max abs err       %.6g at %llu (%g vs %g)\n", c.max_abs_err.value,
-                static_cast<unsigned long long>(c.max_abs_index), c.a_at_max_abs, c.b_at_max_abs);
+                static_cast<unsigned long long>(c.max_abs_index), c.actual_at_max_abs, c.expected_at_max_abs);
     std::printf("max rel err       %.6g\n", c.max_rel_err.value);
     std::printf("rel err < 0.001   %.6f\n", c.one_thousandth_ratio.value);
     std::printf("rmse              %.6g\n", c.rmse.value);

@@ -116,16 +116,16 @@ inline void expect_identical(const td::Comparison& x, const td::Comparison& y) {
   }
   EXPECT_EQ(x.max_abs_index, y.max_abs_index);
   EXPECT_EQ(x.max_rel_index, y.max_rel_index);
-  EXPECT_EQ(bits(x.a_at_max_abs), bits(y.a_at_max_abs));
-  EXPECT_EQ(bits(x.b_at_max_abs), bits(y.b_at_max_abs));
-  EXPECT_EQ(bits(x.a_at_max_rel), bits(y.a_at_max_rel));
-  EXPECT_EQ(bits(x.b_at_max_rel), bits(y.b_at_max_rel));
+  EXPECT_EQ(bits(x.actual_at_max_abs), bits(y.actual_at_max_abs));
+  EXPECT_EQ(bits(x.expected_at_max_abs), bits(y.expected_at_max_abs));
+  EXPECT_EQ(bits(x.actual_at_max_rel), bits(y.actual_at_max_rel));
+  EXPECT_EQ(bits(x.expected_at_max_rel), bits(y.expected_at_max_rel));
   EXPECT_EQ(x.nonfinite_mismatch_count, y.nonfinite_mismatch_count);
   EXPECT_EQ(x.first_nonfinite_mismatch, y.first_nonfinite_mismatch);
   EXPECT_EQ(x.dtypes_match, y.dtypes_match);
   EXPECT_EQ(bits(x.zero_bench_eps), bits(y.zero_bench_eps));
   EXPECT_EQ(0, std::memcmp(&x.partial, &y.partial, sizeof(td::Partial))) << "Partial differs";
-  for (auto s : {&td::Comparison::a, &td::Comparison::b}) {
+  for (auto s : {&td::Comparison::actual, &td::Comparison::expected}) {
     EXPECT_EQ((x.*s).shape, (y.*s).shape);
     EXPECT_EQ(0, std::memcmp(&(x.*s).stats, &(y.*s).stats, sizeof(td::SideStats))) << "SideStats differ";
   }
@@ -181,15 +181,15 @@ inline void expect_close(const td::Comparison& x, const td::Comparison& ref, dou
   }
   EXPECT_EQ(x.max_abs_index, ref.max_abs_index);
   EXPECT_EQ(x.max_rel_index, ref.max_rel_index);
-  EXPECT_EQ(bits(x.a_at_max_abs), bits(ref.a_at_max_abs));
-  EXPECT_EQ(bits(x.b_at_max_abs), bits(ref.b_at_max_abs));
-  EXPECT_EQ(bits(x.a_at_max_rel), bits(ref.a_at_max_rel));
-  EXPECT_EQ(bits(x.b_at_max_rel), bits(ref.b_at_max_rel));
+  EXPECT_EQ(bits(x.actual_at_max_abs), bits(ref.actual_at_max_abs));
+  EXPECT_EQ(bits(x.expected_at_max_abs), bits(ref.expected_at_max_abs));
+  EXPECT_EQ(bits(x.actual_at_max_rel), bits(ref.actual_at_max_rel));
+  EXPECT_EQ(bits(x.expected_at_max_rel), bits(ref.expected_at_max_rel));
   EXPECT_EQ(x.nonfinite_mismatch_count, ref.nonfinite_mismatch_count);
   EXPECT_EQ(x.first_nonfinite_mismatch, ref.first_nonfinite_mismatch);
   EXPECT_EQ(x.dtypes_match, ref.dtypes_match);
-  EXPECT_EQ(x.a.shape, ref.a.shape);
-  EXPECT_EQ(x.b.shape, ref.b.shape);
+  EXPECT_EQ(x.actual.shape, ref.actual.shape);
+  EXPECT_EQ(x.expected.shape, ref.expected.shape);
 }
 
 }  // namespace td_backend_test

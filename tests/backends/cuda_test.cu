@@ -182,9 +182,9 @@ TEST_F(CudaTest, ValidationPaths) {
     const td::Comparison ref = td::compare<td::kernels::Scalar>(a.view(), b.view());
     EXPECT_EQ(dev.validation, td::Validation::shape_unmatched);
     EXPECT_EQ(dev.messages, ref.messages);
-    expect_side_close(dev.a.stats, ref.a.stats, 70001, 250, 1e-13);
-    expect_side_close(dev.b.stats, ref.b.stats, 7000, 250, 1e-13);
-    EXPECT_EQ(dev.b.shape, ref.b.shape);
+    expect_side_close(dev.actual.stats, ref.actual.stats, 70001, 250, 1e-13);
+    expect_side_close(dev.expected.stats, ref.expected.stats, 7000, 250, 1e-13);
+    EXPECT_EQ(dev.expected.shape, ref.expected.shape);
     const td::Summary s = td::cuda::summarize(db.view(b.view().permuted({1, 0})));
     expect_side_close(s.stats, td::summarize<td::kernels::Scalar>(b.view()).stats, 7000, 250, 1e-13);
   }

@@ -244,10 +244,10 @@ TEST_F(NpuTest, ValidationPathsMatchTheHost) {
     const td::Comparison host = td::compare(a.view(), b.view());
     EXPECT_EQ(dev.validation, td::Validation::shape_unmatched);
     EXPECT_EQ(dev.messages, host.messages);
-    expect_side_close(dev.a.stats, host.a.stats, 3000, 100, 1e-14);
-    expect_side_close(dev.b.stats, host.b.stats, 2000, 100, 1e-14);
-    EXPECT_EQ(dev.a.nan_count, host.a.nan_count);
-    EXPECT_EQ(dev.b.shape, host.b.shape);
+    expect_side_close(dev.actual.stats, host.actual.stats, 3000, 100, 1e-14);
+    expect_side_close(dev.expected.stats, host.expected.stats, 2000, 100, 1e-14);
+    EXPECT_EQ(dev.actual.nan_count, host.actual.nan_count);
+    EXPECT_EQ(dev.expected.shape, host.expected.shape);
   }
   // Strided device views are refused with a clear error.
   {

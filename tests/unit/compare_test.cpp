@@ -30,8 +30,23 @@ TEST(CompareValidation, ShapeUnmatched) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ(six(c, i)->status, MetricStatus::shape_unmatched);
   EXPECT_EQ(msprobe_spelling(MetricStatus::shape_unmatched), std::string("shape unmatched"));
   // both sides are still summarised
-  EXPECT_EQ(c.a.numel, 6u);
-  EXPECT_EQ(c.b.sum, 21.0);
+  EXPECT_EQ(c.actual.numel, 6u);
+  EXPECT_EQ(c.expected.sum, 21.0);
+}
+
+TEST(CompareValidation, ShapeUnmatchedSummariesKeepTheFilesShapes) {
+  // Squeezing decides the match ([1, 2, 3] vs [3, 2, 1] differ as [2, 3] vs
+  // [3, 2]); the summaries still describe the tensors as they are in the files.
+  const float x[6] = {1, 2, 3, 4, 5, 6};
+  const Comparison c = compare(TensorView::of(x, {1, 2, 3}), TensorView::of(x, {3, 2, 1}));
+  ASSERT_EQ(c.validation, Validation::shape_unmatched);
+  EXPECT_EQ(c.actual.shape, (Shape{1, 2, 3}));
+  EXPECT_EQ(c.expected.shape, (Shape{3, 2, 1}));
+  EXPECT_EQ(standards::MsprobeCompare{}.check(c).shape, (Shape{1, 2, 3}));
+  // and so do those of a comparison that runs
+  const Comparison ok = compare(TensorView::of(x, {1, 6}), TensorView::of(x, {6}));
+  EXPECT_EQ(ok.actual.shape, (Shape{1, 6}));
+  EXPECT_EQ(ok.expected.shape, (Shape{6}));
 }
 
 TEST(CompareValidation, SqueezeMatchesExtentOneDims) {

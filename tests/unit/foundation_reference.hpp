@@ -442,10 +442,10 @@ inline void expect_comparison_matches(const Comparison& c, const TensorView& a, 
   EXPECT_EQ(c.max_rel_index, r.max_rel_index);
   EXPECT_EQ(c.one_thousandth_ratio.value, static_cast<double>(r.below[0]) / static_cast<double>(r.count));
   EXPECT_EQ(c.five_thousandths_ratio.value, static_cast<double>(r.below[1]) / static_cast<double>(r.count));
-  EXPECT_EQ(c.a_at_max_abs, static_cast<double>(read(a, r.max_abs_index)));
-  EXPECT_EQ(c.b_at_max_abs, static_cast<double>(read(b, r.max_abs_index)));
-  EXPECT_EQ(c.a_at_max_rel, static_cast<double>(read(a, r.max_rel_index)));
-  EXPECT_EQ(c.b_at_max_rel, static_cast<double>(read(b, r.max_rel_index)));
+  EXPECT_EQ(c.actual_at_max_abs, static_cast<double>(read(a, r.max_abs_index)));
+  EXPECT_EQ(c.expected_at_max_abs, static_cast<double>(read(b, r.max_abs_index)));
+  EXPECT_EQ(c.actual_at_max_rel, static_cast<double>(read(a, r.max_rel_index)));
+  EXPECT_EQ(c.expected_at_max_rel, static_cast<double>(read(b, r.max_rel_index)));
 }
 
 }  // namespace tdref

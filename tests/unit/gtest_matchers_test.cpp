@@ -158,8 +158,8 @@ TEST(TensorNearMatcher, DescribeAndExplainAreGolden) {
             "is close to the expected tensor under torch (rtol/atol: torch.testing defaults of the dtypes)");
   EXPECT_EQ(::testing::DescribeMatcher<std::vector<float>>(m, /*negation=*/true),
             "is not close to the expected tensor under torch (rtol/atol: torch.testing defaults of the dtypes)");
-  EXPECT_EQ(::testing::DescribeMatcher<std::vector<float>>(TensorNear(expected, standards::IsClose{})),
-            "is close to the expected tensor under numpy.isclose (rtol=1e-05, atol=1e-08, equal_nan=False)");
+  EXPECT_EQ(::testing::DescribeMatcher<std::vector<float>>(TensorNear(expected, standards::Numpy::isclose())),
+            "is close to the expected tensor under numpy (rtol=1e-05, atol=1e-08, equal_nan=False)");
   ::testing::StringMatchResultListener listener;
   EXPECT_FALSE(::testing::ExplainMatchResult(m, actual, &listener));
   std::string golden = torch_1d_message;

@@ -125,7 +125,7 @@ TEST(CompareMany, SameAsOneByOne) {
   const auto many = compare_many(pairs);
   ASSERT_EQ(many.size(), pairs.size());
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const Comparison one = compare(pairs[i].a, pairs[i].b);
+    const Comparison one = compare(pairs[i].actual, pairs[i].expected);
     EXPECT_EQ(many[i].validation, one.validation);
     expect_identical(many[i].partial, one.partial);
   }
@@ -135,8 +135,8 @@ TEST(CompareMany, PropagatesErrors) {
   std::vector<float> x(4);
   std::vector<ViewPair> pairs(3, ViewPair{TensorView(x.data(), DType::float32, Shape{4}),
                                           TensorView(x.data(), DType::float32, Shape{4})});
-  pairs[1].a = TensorView(x.data(), DType::complex64, Shape{2});
-  pairs[1].b = pairs[1].a;
+  pairs[1].actual = TensorView(x.data(), DType::complex64, Shape{2});
+  pairs[1].expected = pairs[1].actual;
   EXPECT_THROW(compare_many(pairs), Error);
 }
 

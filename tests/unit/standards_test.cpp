@@ -266,7 +266,7 @@ TEST(TorchStandard, EmptyTensorsPass) {
   EXPECT_EQ(v.numel, 0u);
 }
 
-// ---- numpy / isclose ----------------------------------------------------------
+// ---- numpy (assert_allclose and isclose defaults) ----------------------------------------------------------
 
 TEST(NumpyStandards, BoundaryTableFromNumpy) {
   static const TableRow rows[] = {
@@ -275,7 +275,7 @@ TEST(NumpyStandards, BoundaryTableFromNumpy) {
   for (const auto& r : rows) {
     const std::vector<double> a{r.actual}, e{r.expected};
     const bool allclose = std::string(r.dtype) == "numpy";
-    const Verdict v = allclose ? standards::Numpy{}.check(view1(a), view1(e)) : standards::IsClose{}.check(view1(a), view1(e));
+    const Verdict v = allclose ? standards::Numpy{}.check(view1(a), view1(e)) : standards::Numpy::isclose().check(view1(a), view1(e));
     EXPECT_EQ(v.passed(), r.close) << r.dtype << " " << r.actual << " vs " << r.expected;
   }
 }
@@ -284,16 +284,16 @@ TEST(NumpyStandards, DefaultsAndNanPolicy) {
   EXPECT_EQ(standards::Numpy{}.rtol, 1e-7);
   EXPECT_EQ(standards::Numpy{}.atol, 0.0);
   EXPECT_TRUE(standards::Numpy{}.equal_nan);
-  EXPECT_EQ(standards::IsClose{}.rtol, 1e-5);
-  EXPECT_EQ(standards::IsClose{}.atol, 1e-8);
-  EXPECT_FALSE(standards::IsClose{}.equal_nan);
+  EXPECT_EQ(standards::Numpy::isclose().rtol, 1e-5);
+  EXPECT_EQ(standards::Numpy::isclose().atol, 1e-8);
+  EXPECT_FALSE(standards::Numpy::isclose().equal_nan);
   const std::vector<double> n{kNaN, kInf}, n2{kNaN, kInf};
   EXPECT_TRUE(standards::Numpy{}.check(view1(n), view1(n2)).passed());
-  EXPECT_FALSE(standards::IsClose{}.check(view1(n), view1(n2)).passed());
+  EXPECT_FALSE(standards::Numpy::isclose().check(view1(n), view1(n2)).passed());
   // asymmetric: |a − e| ≤ atol + rtol·|e| uses the expected side only
   const std::vector<double> one{1.0}, two{2.0};
-  EXPECT_TRUE((standards::IsClose{0.5, 0.0}.check(view1(one), view1(two)).passed()));   // 1 ≤ 0.5·2
-  EXPECT_FALSE((standards::IsClose{0.5, 0.0}.check(view1(two), view1(one)).passed()));  // 1 > 0.5·1
+  EXPECT_TRUE((standards::Numpy{0.5, 0.0}.check(view1(one), view1(two)).passed()));   // 1 ≤ 0.5·2
+  EXPECT_FALSE((standards::Numpy{0.5, 0.0}.check(view1(two), view1(one)).passed()));  // 1 > 0.5·1
 }
 
 // ---- ulp -----------------------------------------------------------------------
@@ -434,6 +434,23 @@ TEST(PolygraphyStandard, ErrorStatistics) {
   EXPECT_EQ(standards::Polygraphy::statistic(y, ErrorStat::median, 0), 2.5);
   std::vector<double> z{1, kNaN};
   EXPECT_TRUE(std::isnan(standards::Polygraphy::statistic(z, ErrorStat::max, 0)));
+}
+
+TEST(PolygraphyStandard, BadQuantileIsRejectedWhateverTheShapes) {
+  // The option is checked before anything else: a shape mismatch must not hide it.
+  const std::vector<double> a{1, 2, 3}, e{1, 2};
+  for (double q : {1.5, -0.1, kNaN}) {
+    standards::Polygraphy p;
+    p.stat = ErrorStat::quantile;
+    p.quantile = q;
+    EXPECT_THROW(p.check(view1(a), view1(e)), Error) << q;  // shapes differ
+    EXPECT_THROW(p.check(view1(a), view1(a)), Error) << q;  // shapes equal
+  }
+  // By name: '=' needs a number, and only quantile takes one.
+  EXPECT_THROW(standard_from_name("polygraphy:quantile="), Error);
+  EXPECT_THROW(standard_from_name("polygraphy:max="), Error);
+  EXPECT_THROW(standard_from_name("polygraphy:quantile=0.5x"), Error);
+  EXPECT_EQ(std::get<standards::Polygraphy>(standard_from_name("polygraphy:quantile").variant()).quantile, 0.99);
 }
 
 // ---- msprobe compare (legacy Accuracy Reached or Not) -------------------------------
@@ -592,20 +609,24 @@ TEST(StandardFromName, AllNamesAndErrors) {
   auto is = [](const Standard& s, std::size_t index) { return s.variant().index() == index; };
   EXPECT_TRUE(is(standard_from_name("torch"), 0));
   EXPECT_TRUE(is(standard_from_name("numpy"), 1));
-  EXPECT_TRUE(is(standard_from_name("isclose"), 2));
-  EXPECT_TRUE(is(standard_from_name("ulp:7"), 3));
+  EXPECT_TRUE(is(standard_from_name("isclose"), 1));  // numpy's rule with isclose's defaults
+  const auto ic = std::get<standards::Numpy>(standard_from_name("isclose").variant());
+  EXPECT_EQ(ic.rtol, 1e-5);
+  EXPECT_EQ(ic.atol, 1e-8);
+  EXPECT_FALSE(ic.equal_nan);
+  EXPECT_TRUE(is(standard_from_name("ulp:7"), 2));
   EXPECT_EQ(std::get<standards::Ulp>(standard_from_name("ulp:7").variant()).max_ulps, 7u);
-  EXPECT_TRUE(is(standard_from_name("polygraphy"), 4));
+  EXPECT_TRUE(is(standard_from_name("polygraphy"), 3));
   const auto q = std::get<standards::Polygraphy>(standard_from_name("polygraphy:quantile=0.5", 0.1, 0.2).variant());
   EXPECT_EQ(q.stat, ErrorStat::quantile);
   EXPECT_EQ(q.quantile, 0.5);
   EXPECT_EQ(q.rtol, 0.1);
   EXPECT_EQ(q.atol, 0.2);
-  EXPECT_TRUE(is(standard_from_name("msprobe"), 5));
-  EXPECT_TRUE(is(standard_from_name("precheck"), 6));
+  EXPECT_TRUE(is(standard_from_name("msprobe"), 4));
+  EXPECT_TRUE(is(standard_from_name("precheck"), 5));
   EXPECT_EQ(std::get<standards::MsprobePrecheck>(standard_from_name("precheck:ulp").variant()).method,
             standards::MsprobePrecheck::Method::ulp);
-  EXPECT_TRUE(is(standard_from_name("bitwise"), 7));
+  EXPECT_TRUE(is(standard_from_name("bitwise"), 6));
   const auto t = std::get<standards::Torch>(standard_from_name("torch", 1e-3, 1e-4).variant());
   EXPECT_EQ(*t.rtol, 1e-3);
   EXPECT_EQ(*t.atol, 1e-4);
@@ -618,7 +639,10 @@ TEST(StandardFromName, AllNamesAndErrors) {
   EXPECT_THROW(standard_from_name("polygraphy:quantile=2"), Error);
   EXPECT_THROW(standard_from_name("numpy", -1.0), Error);
   EXPECT_THROW(standard_from_name("nope"), Error);
+  // a ':' with nothing after it is a mistake, never the preset's default
+  for (const char* empty : {"ulp:", "polygraphy:", "precheck:", "torch:", "numpy:"})
+    EXPECT_THROW(standard_from_name(empty), Error) << empty;
   // a Standard runs its preset
   const std::vector<float> a{1.0f}, e{1.5f};
-  EXPECT_EQ(standard_from_name("isclose").check(view1(a), view1(e)).standard, "isclose");
+  EXPECT_EQ(standard_from_name("isclose").check(view1(a), view1(e)).standard, "numpy");
 }

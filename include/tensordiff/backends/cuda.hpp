@@ -202,21 +202,23 @@ inline Summary summarize(const TensorView& v, cudaStream_t stream = nullptr) {
 
 /// tensordiff::compare() on device memory: the same validation chain, metrics
 /// and messages, computed by CUDA kernels on `stream` (the call returns when
-/// the result is on the host). `a` is NPU / actual, `b` bench / expected.
-inline Comparison compare(const TensorView& a_in, const TensorView& b_in, const CompareOptions& o = {},
+/// the result is on the host). `actual` is the NPU side, `expected` the bench (reference) side.
+inline Comparison compare(const TensorView& actual, const TensorView& expected, const CompareOptions& o = {},
                           cudaStream_t stream = nullptr) {
-  const TensorView a = o.squeeze ? a_in.squeezed() : a_in;
-  const TensorView b = o.squeeze ? b_in.squeezed() : b_in;
+  const TensorView a = o.squeeze ? actual.squeezed() : actual;
+  const TensorView b = o.squeeze ? expected.squeezed() : expected;
   Comparison c;
   if (!::tensordiff::detail::start_comparison(c, a, b, o)) {
     if (c.validation == Validation::shape_unmatched) {
-      c.a = summarize(a, stream);
-      c.b = summarize(b, stream);
+      c.actual = summarize(a, stream);
+      c.expected = summarize(b, stream);
+      c.actual.shape = actual.shape;  // the callers' shapes, not the squeezed ones
+      c.expected.shape = expected.shape;
     }
     return c;
   }
   const Partial p = detail::accumulate_views(a, b, ::tensordiff::detail::kernel_params(c, o), stream);
-  ::tensordiff::detail::finish_comparison(c, a, b, a_in.shape, b_in.shape, p,
+  ::tensordiff::detail::finish_comparison(c, a, b, actual.shape, expected.shape, p,
                                           [&](const TensorView& v, std::uint64_t i) { return detail::element_at(v, i, stream); });
   return c;
 }

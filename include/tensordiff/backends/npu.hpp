@@ -177,17 +177,19 @@ inline double element_at(const TensorView& v, std::uint64_t flat, aclrtStream s)
 
 /// tensordiff::compare() of two device buffers on an Ascend NPU: streamed to
 /// the host in double-buffered chunks on `stream` (see the file comment).
-/// `a` is NPU / actual, `b` bench / expected.
+/// `actual` is the NPU side, `expected` the bench (reference) side.
 template <class Kernel = kernels::Default>
-Comparison compare(const TensorView& a_in, const TensorView& b_in, const CompareOptions& o = {},
+Comparison compare(const TensorView& actual, const TensorView& expected, const CompareOptions& o = {},
                    aclrtStream stream = nullptr, const Options& opt = {}) {
-  const TensorView a = o.squeeze ? a_in.squeezed() : a_in;
-  const TensorView b = o.squeeze ? b_in.squeezed() : b_in;
+  const TensorView a = o.squeeze ? actual.squeezed() : actual;
+  const TensorView b = o.squeeze ? expected.squeezed() : expected;
   Comparison c;
   if (!::tensordiff::detail::start_comparison(c, a, b, o)) {
     if (c.validation == Validation::shape_unmatched) {
-      c.a = detail::summarize<Kernel>(a, opt, stream);
-      c.b = detail::summarize<Kernel>(b, opt, stream);
+      c.actual = detail::summarize<Kernel>(a, opt, stream);
+      c.expected = detail::summarize<Kernel>(b, opt, stream);
+      c.actual.shape = actual.shape;  // the callers' shapes, not the squeezed ones
+      c.expected.shape = expected.shape;
     }
     return c;
   }
@@ -209,7 +211,7 @@ Comparison compare(const TensorView& a_in, const TensorView& b_in, const Compare
                                  });
                              for (const Partial& p : list.parts) total.merge(p);
                            });
-  ::tensordiff::detail::finish_comparison(c, a, b, a_in.shape, b_in.shape, total,
+  ::tensordiff::detail::finish_comparison(c, a, b, actual.shape, expected.shape, total,
                                           [&](const TensorView& v, std::uint64_t i) { return detail::element_at(v, i, stream); });
   return c;
 }

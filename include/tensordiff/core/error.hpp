@@ -77,10 +77,4 @@ class Error : public std::runtime_error {
   ErrorContext context_;
 };
 
-namespace detail {
-[[noreturn]] inline void fail(ErrorCategory c, std::string reason, ErrorContext ctx = {}) {
-  throw Error(c, std::move(reason), std::move(ctx));
-}
-}  // namespace detail
-
 TD_NAMESPACE_END

@@ -72,12 +72,6 @@ struct JsonScalar {
     s.real = v;
     return s;
   }
-  static JsonScalar of_string(std::string v) {
-    JsonScalar s;
-    s.kind = Kind::string;
-    s.text = std::move(v);
-    return s;
-  }
 };
 
 /// One leaf of an entry: a tensor, a non-tensor value, or null (None).

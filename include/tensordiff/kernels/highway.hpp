@@ -46,6 +46,10 @@ inline constexpr bool hwy_vectorised_v =
 }  // namespace detail
 TD_NAMESPACE_END
 
+// core/config.hpp put TD_HWY_DYNAMIC into the ABI tag at the first tensordiff header.
+#if (TD_HWY_DYNAMIC ? 1 : 0) != TD_ABI_HWY_DYNAMIC
+#error "TD_HWY_DYNAMIC changed after the first tensordiff header: define it before including any (or with -D)"
+#endif
 #if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tensordiff/kernels/detail/highway-inl.hpp"

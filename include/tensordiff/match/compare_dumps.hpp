@@ -295,8 +295,8 @@ inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest&
       it.mean = io::JsonScalar::of_real(s.mean);
       it.norm = io::JsonScalar::of_real(s.l2norm);
     };
-    const Summary sa = c.validation == Validation::empty ? summarize(tn.view()) : c.a;
-    const Summary sb = c.validation == Validation::empty ? summarize(tb.view()) : c.b;
+    const Summary sa = c.validation == Validation::empty ? summarize(tn.view()) : c.actual;
+    const Summary sb = c.validation == Validation::empty ? summarize(tb.view()) : c.expected;
     fill(n, sa, tn.view());
     fill(*b, sb, tb.view());
   }

@@ -78,8 +78,8 @@ inline void finish_zero_dim(Comparison& c, double x, double y) {
   c.max_abs_err = std::isnan(abs_err) ? Metric::none(MetricStatus::nan) : Metric::of(abs_err);
   c.max_rel_err = std::isnan(rel) ? Metric::none(MetricStatus::nan) : Metric::of(rel);
   c.max_abs_index = c.max_rel_index = 0;
-  c.a_at_max_abs = c.a_at_max_rel = x;
-  c.b_at_max_abs = c.b_at_max_rel = y;
+  c.actual_at_max_abs = c.actual_at_max_rel = x;
+  c.expected_at_max_abs = c.expected_at_max_rel = y;
 }
 
 /// One chunk of the fused pass: dispatch on the dtypes, walk the runs.
@@ -114,7 +114,7 @@ namespace detail {
 /// numel, dtypes_match, zero_bench_eps and decides the empty and shape
 /// validations. `a`/`b` are the squeezed views. Returns false when the
 /// comparison is decided without a pass; for shape_unmatched the caller still
-/// fills c.a / c.b (summaries of each side).
+/// fills c.actual / c.expected (summaries of each side).
 inline bool start_comparison(Comparison& c, const TensorView& a, const TensorView& b, const CompareOptions& o) {
   c.numel = a.numel();
   c.dtypes_match = a.dtype == b.dtype;
@@ -147,8 +147,8 @@ template <class ElementAt>
 void finish_comparison(Comparison& c, const TensorView& a, const TensorView& b, const Shape& shape_a,
                        const Shape& shape_b, const Partial& p, ElementAt&& element_at) {
   c.partial = p;
-  c.a = make_summary(p.a, a.dtype, shape_a, c.numel);
-  c.b = make_summary(p.b, b.dtype, shape_b, c.numel);
+  c.actual = make_summary(p.a, a.dtype, shape_a, c.numel);
+  c.expected = make_summary(p.b, b.dtype, shape_b, c.numel);
   c.nonfinite_mismatch_count = p.nonfinite_mismatch;
   c.nonfinite_positions_match = p.nonfinite_mismatch == 0;
   c.first_nonfinite_mismatch = p.first_mismatch_index;
@@ -182,32 +182,33 @@ void finish_comparison(Comparison& c, const TensorView& a, const TensorView& b, 
   c.rmse = Metric::of(std::sqrt(p.sum_sq_diff / n));
   c.max_abs_index = p.max_abs_index;
   c.max_rel_index = p.max_rel_index;
-  c.a_at_max_abs = element_at(a, p.max_abs_index);
-  c.b_at_max_abs = element_at(b, p.max_abs_index);
-  c.a_at_max_rel = element_at(a, p.max_rel_index);
-  c.b_at_max_rel = element_at(b, p.max_rel_index);
+  c.actual_at_max_abs = element_at(a, p.max_abs_index);
+  c.expected_at_max_abs = element_at(b, p.max_abs_index);
+  c.actual_at_max_rel = element_at(a, p.max_rel_index);
+  c.expected_at_max_rel = element_at(b, p.max_rel_index);
 }
 }  // namespace detail
 
-/// Compares `a` (NPU / actual) with `b` (bench / expected): msprobe's
+/// Compares `actual` (the NPU side of a dump) with `expected` (the bench, the
+/// reference): msprobe's
 /// validation chain, then cosine, Euclidean distance, max/mean abs and rel
 /// error, RMSE, the thousandth ratios and both sides' statistics, from one
 /// fused pass of `Kernel` over the two views (any strides, byte orders and
 /// dtype pair). Throws Error{unsupported} for complex inputs.
 template <class Kernel = kernels::Default>
-Comparison compare(const TensorView& a_in, const TensorView& b_in, const CompareOptions& o = {}) {
-  const TensorView a = o.squeeze ? a_in.squeezed() : a_in;
-  const TensorView b = o.squeeze ? b_in.squeezed() : b_in;
+Comparison compare(const TensorView& actual, const TensorView& expected, const CompareOptions& o = {}) {
+  const TensorView a = o.squeeze ? actual.squeezed() : actual;
+  const TensorView b = o.squeeze ? expected.squeezed() : expected;
   Comparison c;
   if (!detail::start_comparison(c, a, b, o)) {
-    if (c.validation == Validation::shape_unmatched) {
-      c.a = summarize<Kernel>(a);
-      c.b = summarize<Kernel>(b);
+    if (c.validation == Validation::shape_unmatched) {  // the same elements, the callers' shapes
+      c.actual = summarize<Kernel>(actual);
+      c.expected = summarize<Kernel>(expected);
     }
     return c;
   }
   const Partial p = detail::accumulate_views<Kernel>(a, b, detail::kernel_params(c, o), o);
-  detail::finish_comparison(c, a, b, a_in.shape, b_in.shape, p,
+  detail::finish_comparison(c, a, b, actual.shape, expected.shape, p,
                             [](const TensorView& v, std::uint64_t i) { return element_as_double(v, i); });
   return c;
 }

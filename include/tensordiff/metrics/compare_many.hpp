@@ -8,10 +8,10 @@
 
 TD_NAMESPACE_BEGIN
 
-/// One pair of compare_many(): `a` (NPU / actual) and `b` (bench / expected).
+/// One pair of compare_many(), in compare()'s order.
 struct ViewPair {
-  TensorView a;
-  TensorView b;
+  TensorView actual;    ///< the NPU side of a dump
+  TensorView expected;  ///< the bench side, the reference
 };
 
 /// Compares every pair, spreading the pairs over up to `o.threads` threads of
@@ -27,7 +27,7 @@ std::vector<Comparison> compare_many(const ViewPair* pairs, std::size_t n, const
   CompareOptions inner = o;
   inner.threads = 1;
   default_thread_pool().parallel_for(
-      n, [&](std::uint64_t i) { out[static_cast<std::size_t>(i)] = compare<Kernel>(pairs[i].a, pairs[i].b, inner); },
+      n, [&](std::uint64_t i) { out[static_cast<std::size_t>(i)] = compare<Kernel>(pairs[i].actual, pairs[i].expected, inner); },
       o.threads);
   return out;
 }

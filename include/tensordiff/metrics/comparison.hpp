@@ -69,8 +69,8 @@ struct Comparison {
 
   std::uint64_t max_abs_index = no_index;  ///< C-order flat index
   std::uint64_t max_rel_index = no_index;
-  double a_at_max_abs = 0, b_at_max_abs = 0;
-  double a_at_max_rel = 0, b_at_max_rel = 0;
+  double actual_at_max_abs = 0, expected_at_max_abs = 0;  ///< the two values at max_abs_index
+  double actual_at_max_rel = 0, expected_at_max_rel = 0;
 
   bool nonfinite_positions_match = true;
   std::uint64_t nonfinite_mismatch_count = 0;
@@ -78,7 +78,7 @@ struct Comparison {
   bool dtypes_match = true;
   double zero_bench_eps = 0;  ///< the eps the relative error used at bench zeros
 
-  Summary a, b;     ///< per-side statistics over the raw values
+  Summary actual, expected;  ///< per-side statistics over the raw values, with the callers' shapes
   Partial partial;  ///< the raw accumulator (for merging across tensors)
 };
 

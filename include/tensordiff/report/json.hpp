@@ -83,10 +83,10 @@ inline nlohmann::json comparison_json(const Comparison& c) {
   j["euc_dist"] = metric_json(c.euclidean_distance);
   j["max_abs_err"] = metric_json(c.max_abs_err);
   j["max_abs_err_index"] = c.max_abs_index == no_index ? nlohmann::json(nullptr) : nlohmann::json(c.max_abs_index);
-  j["max_abs_err_values"] = {number(c.a_at_max_abs), number(c.b_at_max_abs)};
+  j["max_abs_err_values"] = {number(c.actual_at_max_abs), number(c.expected_at_max_abs)};
   j["max_rel_err"] = metric_json(c.max_rel_err);
   j["max_rel_err_index"] = c.max_rel_index == no_index ? nlohmann::json(nullptr) : nlohmann::json(c.max_rel_index);
-  j["max_rel_err_values"] = {number(c.a_at_max_rel), number(c.b_at_max_rel)};
+  j["max_rel_err_values"] = {number(c.actual_at_max_rel), number(c.expected_at_max_rel)};
   j["mean_abs_err"] = metric_json(c.mean_abs_err);
   j["mean_rel_err"] = metric_json(c.mean_rel_err);
   j["rmse"] = metric_json(c.rmse);

@@ -45,7 +45,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace tensordiff {
-inline namespace v0 {
+inline namespace TD_ABI_NAMESPACE {
 namespace detail {
 namespace hwy_kernels {
 namespace HWY_NAMESPACE {
@@ -342,7 +342,7 @@ HWY_NOINLINE inline std::uint64_t ReadWords(const std::uint64_t* HWY_RESTRICT p,
 }  // namespace HWY_NAMESPACE
 }  // namespace hwy_kernels
 }  // namespace detail
-}  // namespace v0
+}  // inline namespace TD_ABI_NAMESPACE
 }  // namespace tensordiff
 HWY_AFTER_NAMESPACE();
 

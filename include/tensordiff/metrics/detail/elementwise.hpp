@@ -14,6 +14,7 @@
 #include <limits>
 #include <vector>
 
+#include "../../core/pyformat.hpp"
 #include "../../core/visit.hpp"
 #include "../verdict.hpp"
 #include "pairing.hpp"
@@ -192,6 +193,35 @@ inline double ulp_distance(double x, double y, DType t) noexcept {
   }
   return static_cast<double>(kx > ky ? kx - ky : ky - kx);
 }
+
+/// A number in a verdict's text: Python's repr, as torch.testing prints it.
+inline std::string num(double x) { return pyformat::repr(x); }
+
+/// Common start of every check: shape, numel, integral flag. False when the
+/// shapes differ (the verdict is then an error and no pass runs).
+inline bool begin_verdict(Verdict& v, const TensorView& a, const TensorView& e) {
+  v.shape = a.shape;
+  v.numel = a.numel();
+  v.integral = is_integral(a.dtype) && is_integral(e.dtype);
+  if (a.shape != e.shape) {
+    v.level = VerdictLevel::error;
+    v.reasons.push_back("The values for attribute 'shape' do not match: " + shape_to_string(a.shape) +
+                        " != " + shape_to_string(e.shape) + ".");
+    return false;
+  }
+  return true;
+}
+
+inline void take_elementwise(Verdict& v, const ElementwiseResult& r) {
+  v.mismatched = r.mismatched;
+  v.greatest_abs = r.greatest_abs;
+  v.greatest_rel = r.greatest_rel;
+  v.greatest_ulp = r.greatest_ulp;
+  v.worst = r.worst;
+  v.cosine = r.cosine();
+}
+
+constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 
 }  // namespace detail
 TD_NAMESPACE_END

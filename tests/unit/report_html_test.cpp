@@ -118,11 +118,16 @@ Decoded decode(const json& d, const json& run, std::size_t i) {
 
 void expect_number(const json& j, const std::optional<double>& v, const std::string& what) {
   SCOPED_TRACE(what);
-  if (!v) return EXPECT_TRUE(j.is_null()) << j;
-  if (std::isnan(*v)) return EXPECT_EQ(j, "nan");
-  if (std::isinf(*v)) return EXPECT_EQ(j, *v > 0 ? "inf" : "-inf");
-  ASSERT_TRUE(j.is_number()) << j;
-  EXPECT_NEAR(j.get<double>(), *v, std::fabs(*v) * 5e-7);  // 7 significant digits
+  if (!v) {
+    EXPECT_TRUE(j.is_null()) << j;
+  } else if (std::isnan(*v)) {
+    EXPECT_EQ(j, "nan");
+  } else if (std::isinf(*v)) {
+    EXPECT_EQ(j, *v > 0 ? "inf" : "-inf");
+  } else {
+    ASSERT_TRUE(j.is_number()) << j;
+    EXPECT_NEAR(j.get<double>(), *v, std::fabs(*v) * 5e-7);  // 7 significant digits
+  }
 }
 }  // namespace
 
@@ -265,7 +270,9 @@ TEST(HtmlDump, EveryRankAndStepInOneReport) {
         // stacks are shared between rows but each row still gets its own entry's lines
         const auto* lines = rc.npu_dump && rc.npu_dump->stack ? rc.npu_dump->stack->find(rc.npu_item(rc.rows[i]).entry) : nullptr;
         ASSERT_EQ(h.runs[k].rows[i].stack.has_value(), lines != nullptr);
-        if (lines) EXPECT_EQ(h.runs[k].stacks[*h.runs[k].rows[i].stack], *lines);
+        if (lines) {
+          EXPECT_EQ(h.runs[k].stacks[*h.runs[k].rows[i].stack], *lines);
+        }
       }
       EXPECT_LE(h.runs[k].stacks.size(), rc.npu_dump && rc.npu_dump->stack ? rc.npu_dump->stack->by_name.size() : 0u);
       ASSERT_EQ(h.runs[k].first_divergence_row.has_value(), r.divergences[k].has_value());
@@ -311,8 +318,11 @@ TEST(HtmlDump, ModuleStatusIsTheWorstRowOfItsSubtree) {
     EXPECT_GT(statuses.size(), 1u) << "the scenario should mix statuses";
     ASSERT_FALSE(run.modules.empty());
     for (const auto& m : run.modules) EXPECT_EQ(severity(m.status), worst[m.name]) << m.name;
-    for (const auto& m : run.modules)
-      if (m.parent) EXPECT_LE(severity(m.status), severity(run.modules[*m.parent].status)) << m.name;
+    for (const auto& m : run.modules) {
+      if (m.parent) {
+        EXPECT_LE(severity(m.status), severity(run.modules[*m.parent].status)) << m.name;
+      }
+    }
   }
 }
 

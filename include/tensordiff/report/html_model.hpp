@@ -20,11 +20,16 @@ struct HtmlRow {
   /// of the same run, the row is part of that module's subtree.
   std::string entry;
   std::string status;      ///< "pass", "warning", "error" or "unmatched"
-  std::string npu_dtype, bench_dtype, npu_shape, bench_shape;
-  /// Tensor mode: cosine, max abs and max relative error. Statistics mode
-  /// (html_dump.hpp): |Max diff| and NormRelativeErr (a fraction), no cosine.
-  std::optional<double> cosine, max_abs_err, max_rel_err;
-  std::string message;
+  std::string npu_dtype;    ///< as the table shows it ("torch.float32")
+  std::string bench_dtype;  ///< "" when unmatched
+  std::string npu_shape;    ///< as the table shows it ("[2, 3]")
+  std::string bench_shape;  ///< "" when unmatched
+  // Tensor mode: cosine, max abs and max relative error. Statistics mode
+  // (html_dump.hpp): |Max diff| and NormRelativeErr (a fraction), no cosine.
+  std::optional<double> cosine;       ///< none when not computed
+  std::optional<double> max_abs_err;  ///< statistics mode: |Max diff|
+  std::optional<double> max_rel_err;  ///< statistics mode: NormRelativeErr (a fraction)
+  std::string message;  ///< the Result's messages (or why the row is unmatched)
   std::optional<std::size_t> stack;  ///< index into HtmlRun::stacks
 };
 
@@ -32,7 +37,8 @@ struct HtmlRow {
 struct HtmlModule {
   std::string name;                   ///< the entry name ("Module.layers.0.Layer.forward.0")
   std::optional<std::size_t> parent;  ///< index into HtmlRun::modules; none for a root
-  std::optional<double> min_cosine, max_abs_err;
+  std::optional<double> min_cosine;   ///< lowest cosine of its subtree's outputs
+  std::optional<double> max_abs_err;  ///< highest max abs error of its subtree's outputs
   std::string status;  ///< worst status of the rows in its subtree ("pass" when none)
 };
 
@@ -53,9 +59,11 @@ struct HtmlRun {
 
 /// A whole comparison job: one page, every run selectable.
 struct HtmlReport {
-  std::string title = "tensordiff compare";
-  std::string npu_path, bench_path, mode;
-  std::vector<HtmlRun> runs;
+  std::string title = "tensordiff compare";  ///< page title and heading
+  std::string npu_path;    ///< shown in the header
+  std::string bench_path;  ///< shown in the header
+  std::string mode;        ///< "tensor", "statistics" or "md5" (statistics relabels the error columns)
+  std::vector<HtmlRun> runs;  ///< every rank of every step, in step then rank order
   std::optional<std::size_t> first_divergence_run;  ///< the job's first divergence (index into runs)
 };
 

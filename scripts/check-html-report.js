@@ -1,7 +1,7 @@
 // Browser-side checks of the HTML report of a generated job (scripts/gen-job-dumps.py), run by
-// scripts/check-html-report.sh: it appends this script to a copy of report.html, with the
-// generator's expect.json in place of the placeholder below, and reads the results this script
-// leaves in the DOM (a pre element with id td-test).
+// scripts/check-html-report.sh (and timed by benchmarks/html_report.sh): html-report-harness.py
+// appends this script to a copy of report.html, with the generator's expect.json in place of the
+// placeholder below, and reads the results it leaves in the DOM (a pre element with id td-test).
 // It acts as a user would: clicks heat-map cells, tree nodes, the chart and column headers, and
 // reads what the page then shows (text, computed colours), never the page's own variables.
 (() => {
@@ -81,7 +81,7 @@
       return { sel, visible, text: sel ? `row ${cellOf(sel, 'idx')} ${cellOf(sel, 'st')}, table scrolled to ${grid.scrollTop}px` : 'no row selected' };
     };
     const ticks = ($('chart').querySelector('path.tick.st-e').getAttribute('d').match(/M[0-9.]+/g) || []).map((t) => +t.slice(1));
-    check('chart marks every error run of rows', ticks.length >= 1, ticks.length + ' error columns');
+    check('chart marks the error rows', ticks.length >= 1, ticks.length + ' columns with an error tick');
     timed('chart_click_ms', () => clickAt(Math.max(...ticks)));
     let s = selected();
     check('chart click scrolls the table to the row', s.sel && s.visible && grid.scrollTop > 1000 &&

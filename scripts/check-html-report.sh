@@ -70,30 +70,10 @@ ratio=$(awk -v h="$html_bytes" -v c="$csv_bytes" 'BEGIN { printf "%.3f", h / c }
 msg="report.html $html_bytes bytes, CSVs $csv_bytes bytes: ${ratio}x"
 awk -v r="$ratio" 'BEGIN { exit !(r <= 1) }' && ok "$msg" || bad "$msg (want <= 1x)"
 
-# The check script goes in just before </body>, with the generator's expectations.
-/usr/bin/python3 - "$out/job/report.html" "$out/job-dumps/expect.json" scripts/check-html-report.js "$out/job/report-test.html" <<'EOF'
-import sys
-page, expect, harness, dst = sys.argv[1:]
-html = open(page, encoding="utf-8").read()
-js = open(harness, encoding="utf-8").read().replace("/*EXPECT*/null", open(expect, encoding="utf-8").read())
-at = html.rindex("</body>")
-open(dst, "w", encoding="utf-8").write(html[:at] + "<script>" + js + "</script>" + html[at:])
-EOF
+/usr/bin/python3 scripts/html-report-harness.py page "$out/job/report.html" "$out/job-dumps/expect.json" "$out/job/report-test.html"
 browse --log-net-log="$here/$out/net-job.json" --dump-dom "file://$here/$out/job/report-test.html" >"$out/job-dom.html"
 lap "rendered and clicked through in Chromium"
-/usr/bin/python3 - "$out/job-dom.html" <<'EOF' || fail=1
-import html, json, re, sys
-m = re.search(r'<pre id="td-test">(.*?)</pre>', open(sys.argv[1], encoding="utf-8").read(), re.S)
-if not m:
-    print("  FAIL the in-page checks left no result"); sys.exit(1)
-r = json.loads(html.unescape(m.group(1)))
-for c in r["checks"]:
-    print(f"  {'ok  ' if c['ok'] else 'FAIL'} {c['name']} ({c['detail']})")
-t = r["timings"]
-print(f"  in page: ready {t['ready_ms']} ms after navigation start; switching run <= {t['select_run_max_ms']} ms; "
-      f"tree click {t['tree_click_ms']} ms; chart click {t['chart_click_ms']} ms; two sorts {t['sort_ms']} ms")
-sys.exit(0 if all(c["ok"] for c in r["checks"]) else 1)
-EOF
+/usr/bin/python3 scripts/html-report-harness.py results "$out/job-dom.html" || fail=1
 
 echo "== network"
 cat >"$out/control.html" <<'EOF'

@@ -265,19 +265,21 @@ function drawChart(run) {
   hi = lo <= hi ? Math.max(Math.ceil(hi), lo + 1) : lo + 1;
   cosLo = Math.max(-1, cosLo - Math.max(1 - cosLo, 1e-9) * 0.1);
   const yCos = (c) => CT + PH * (1 - (Math.min(1, Math.max(cosLo, c)) - cosLo) / (1 - cosLo));
-  // the log axis spans PH - ZERO; an error of exactly 0 (identical sides) sits on the floor below it
+  // the log axis spans PH - ZERO; an error of exactly 0 (identical sides) is marked on the floor below it
   const ZERO = 10, yErr = (a) => a > 0 ? CT + (PH - ZERO) * (1 - (Math.log10(a) - lo) / (hi - lo)) : CT + PH - 1;
-  const cosPath = [], errPath = [], marks = { e: new Set(), w: new Set() }, ticks = { e: [], w: [], u: [] };
-  cosPath.gap = errPath.gap = true;
+  const GAP = 12;  // a line bridges columns without a value up to this width, and breaks beyond it
+  const cosPath = [], errPath = [], zeroPath = [], marks = { e: new Set(), w: new Set() }, ticks = { e: [], w: [], u: [] };
+  cosPath.last = errPath.last = -Infinity;
   const pick = new Int32Array(cols);  // the row a click on the column opens
   const hot = new Uint8Array(cols);  // the column holds a failing row
   for (let b = 0; b < cols; ++b) {
-    let cmin = Infinity, cmax = -Infinity, emin = Infinity, emax = -Infinity, tick = '', best = -1, bestErr = -1;
+    let cmin = Infinity, cmax = -Infinity, emin = Infinity, emax = -Infinity, zero = false, tick = '', best = -1, bestErr = -1;
     for (let i = start[b]; i < start[b + 1]; ++i) {
       const c = run.cos[i], a = run.abs[i], s = st[i];
       const okC = c !== null && Number.isFinite(c), okE = a !== null && Number.isFinite(a);
       if (okC) { cmin = Math.min(cmin, c); cmax = Math.max(cmax, c); }
-      if (okE) { emin = Math.min(emin, a); emax = Math.max(emax, a); }
+      if (okE && a > 0) { emin = Math.min(emin, a); emax = Math.max(emax, a); }
+      if (okE && a === 0) zero = true;
       if (s !== 'p' && (!tick || SEVERITY[s] > SEVERITY[tick])) tick = s;
       if (failing(s)) {
         if (okC) marks[s].add(Math.round(x(b)) + ',' + Math.round(yCos(c)));
@@ -291,10 +293,14 @@ function drawChart(run) {
     pick[b] = best < 0 ? start[b] : best;
     hot[b] = best >= 0 && failing(st[best]) ? 1 : 0;
     const xb = x(b).toFixed(1);
-    // each column draws its range; a column without values breaks the line
-    const seg = (path, y0, y1) => path.push((path.gap ? 'M' : 'L') + xb + ',' + y0.toFixed(1) + 'L' + xb + ',' + y1.toFixed(1));
-    if (cmin <= cmax) { seg(cosPath, yCos(cmax), yCos(cmin)); cosPath.gap = false; } else cosPath.gap = true;
-    if (emin <= emax) { seg(errPath, yErr(emin), yErr(emax)); errPath.gap = false; } else errPath.gap = true;
+    // each column draws its range (min to max); zeros go on the floor
+    const seg = (path, y0, y1) => {
+      path.push((x(b) - path.last > GAP ? 'M' : 'L') + xb + ',' + y0.toFixed(1) + 'L' + xb + ',' + y1.toFixed(1));
+      path.last = x(b);
+    };
+    if (cmin <= cmax) seg(cosPath, yCos(cmax), yCos(cmin));
+    if (emin <= emax) seg(errPath, yErr(emin), yErr(emax));
+    if (zero) zeroPath.push('M' + (x(b) - 0.5).toFixed(1) + ',' + (CT + PH - 1) + 'h1');
     if (tick) ticks[tick].push(xb);
   }
   const s = [`<rect x="${CL}" y="${CT}" width="${PW}" height="${PH}" class="plot"/><g id="chart-span"></g>`];
@@ -308,7 +314,8 @@ function drawChart(run) {
       s.push(`<text x="${CW - CR + 6}" y="${(yErr(Math.pow(10, e)) + 4).toFixed(1)}" class="axis err">1e${e}</text>`);
     s.push(`<text x="${CW - CR + 6}" y="${CT + PH + 2}" class="axis err">0</text>`);
   }
-  s.push(`<path class="line cos" d="${cosPath.join('')}"/>`, `<path class="line err" d="${errPath.join('')}"/>`);
+  s.push(`<path class="line cos" d="${cosPath.join('')}"/>`, `<path class="line err" d="${errPath.join('')}"/>`,
+         `<path class="zero" d="${zeroPath.join('')}"/>`);
   const dot = (p) => { const [a, b] = p.split(','); return `M${a - 2.2},${b}a2.2,2.2 0 1,0 4.4,0a2.2,2.2 0 1,0 -4.4,0`; };
   for (const k of ['w', 'e']) s.push(`<path class="mark st-${k}" d="${[...marks[k]].map(dot).join('')}"/>`);
   const ty = CT + PH + 3;
@@ -451,7 +458,7 @@ function selectNode(i) {
     const x = stack.pop();
     if (inTree[x]) continue;
     inTree[x] = 1;
-    if (run.children[x]) stack.push(...run.children[x]);
+    if (run.children[x]) for (const c of run.children[x]) stack.push(c);
   }
   const rows = new Uint8Array(run.n);
   for (let r = 0; r < run.n; ++r) if (R.e[r] >= 0 && inTree[R.e[r]]) rows[r] = 1;

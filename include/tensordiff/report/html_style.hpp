@@ -7,6 +7,7 @@ namespace report {
 namespace detail {
 
 inline constexpr const char* html_style = R"css(
+[hidden]{display:none!important}
 :root{--pass:#2e7d32;--warning:#e08a00;--error:#c62828;--unmatched:#808080;--line:#e3e3e3;--muted:#606060}
 body{font:14px/1.4 system-ui,sans-serif;margin:1.2em 1.5em;color:#222}
 h1{font-size:1.3em;margin:0 0 .3em} h2{font-size:1.1em;margin:1em 0 .4em} h3{font-size:1em;margin:0 0 .4em}
@@ -23,7 +24,7 @@ button.hm.st-u{background:var(--unmatched)} button.hm.sel{border-color:#111;box-
 .legend-row{font-size:.85em;color:var(--muted)}
 #chart-box{position:relative;max-width:980px} svg#chart{width:100%;height:auto;background:#fff;cursor:crosshair;display:block}
 .plot{fill:#fafafa;stroke:#ccc} .line{fill:none;stroke-width:1.2} .line.cos{stroke:#1565c0} .line.err{stroke:#ef6c00}
-.mark.st-e{fill:var(--error)} .mark.st-w{fill:var(--warning)}
+.zero{stroke:#ef6c00;stroke-width:2;stroke-opacity:.45} .mark.st-e{fill:var(--error)} .mark.st-w{fill:var(--warning)}
 .tick{stroke-width:1.5} .tick.st-e{stroke:var(--error)} .tick.st-w{stroke:var(--warning)} .tick.st-u{stroke:var(--unmatched)}
 tspan.st-e{fill:var(--error)} tspan.st-w{fill:var(--warning)} tspan.st-u{fill:var(--unmatched)}
 .axis{font-size:10px;fill:#555} .diverge{stroke:var(--error);stroke-dasharray:4 3} .diverge-label{font-size:11px;fill:var(--error)}

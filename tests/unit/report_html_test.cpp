@@ -227,10 +227,13 @@ TEST(HtmlReport, OutOfRangeIndicesAreDropped) {
   r.runs[0].modules[2].parent = 42;
   r.runs[0].first_divergence_row = 1000;
   r.first_divergence_run = 7;
-  const json d = json::parse(td::report::html_data_json(r));
+  json d = json::parse(td::report::html_data_json(r));
   EXPECT_EQ(d["runs"][0]["stack"][1], -1);
   EXPECT_EQ(d["runs"][0]["nodes"]["parent"][2], -1);
   EXPECT_TRUE(d["runs"][0]["first"].is_null());
+  EXPECT_TRUE(d["first"].is_null());
+  r.first_divergence_run = 0;  // a run without a (valid) first row is not the job's first divergence
+  d = json::parse(td::report::html_data_json(r));
   EXPECT_TRUE(d["first"].is_null());
 }
 

@@ -230,7 +230,11 @@ inline std::string html_data_json(const HtmlReport& r) {
   j.raw(",\"mode\":");
   j.string(r.mode);
   j.raw(",\"first\":");
-  if (r.first_divergence_run && *r.first_divergence_run < r.runs.size())
+  const auto has_row = [](const HtmlRun& run) {
+    return run.first_divergence_row && *run.first_divergence_row < run.rows.size();
+  };
+  if (r.first_divergence_run && *r.first_divergence_run < r.runs.size() &&
+      has_row(r.runs[*r.first_divergence_run]))  // the page opens that run at that row
     j.integer(static_cast<long long>(*r.first_divergence_run));
   else
     j.raw("null");

@@ -164,7 +164,8 @@ inline HtmlReport html_report(const match::DumpComparison& r, const std::string&
   for (std::size_t k = 0; k < r.ranks.size(); ++k) {
     h.runs.push_back(html_run(r, k));
     const auto& f = r.first_divergence;
-    if (f && !h.first_divergence_run && f->step == r.ranks[k].step && f->rank == r.ranks[k].rank && f->label == r.ranks[k].label)
+    if (f && !h.first_divergence_run && f->step == r.ranks[k].step && f->rank == r.ranks[k].rank &&
+        f->label == r.ranks[k].label && h.runs.back().first_divergence_row)
       h.first_divergence_run = k;
   }
   return h;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Size and render time of the HTML report, in headless Chromium (Debian's).
-#   benchmarks/html_report.sh [BUILD_DIR] [--rows N] [--loads K] [--dumps NPU BENCH]
+#   benchmarks/html_report.sh [BUILD_DIR] [--rows N] [--loads K] [--dumps NPU BENCH | --transformer L]
 # Default input: a generated 4-rank x 2-step statistics job of N = 100,000 rows
-# (scripts/gen-job-dumps.py); --dumps compares two existing dumps instead.
+# (scripts/gen-job-dumps.py); --dumps compares two existing dumps instead; --transformer L dumps
+# the tiny transformer of tests/data/generate_dumps.py with L layers (level mix, tensor mode,
+# forward and backward, NPU side perturbed from layers.5.mlp; L = 14 gives 2,795 rows; needs torch).
 # Prints the report's size against its CSVs and, over K loads (median / max):
 #   ready      the page's own mark: navigation start -> data parsed, heat-map, chart, tree and
 #              table drawn, every handler attached (<html data-ready-ms>), i.e. interactive;
@@ -20,6 +22,7 @@ while [ $# -gt 0 ]; do
     --rows) rows=$2; shift 2 ;;
     --loads) loads=$2; shift 2 ;;
     --dumps) npu=$2; bench=$3; shift 3 ;;
+    --transformer) layers=$2; shift 2 ;;
     *) build=$1; shift ;;
   esac
 done
@@ -35,7 +38,19 @@ browse() {
 }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-if [ -z "$npu" ]; then
+if [ -n "${layers:-}" ]; then
+  /usr/bin/python3 - "$out/transformer" "$layers" <<'EOF'
+import sys
+from pathlib import Path
+sys.path.insert(0, "tests/data")
+import torch
+import generate_dumps as g
+g.run_pair(Path(sys.argv[1]), "/home/user/msprobe_dump/bench", task="tensor", level="mix", dtype_n=torch.float32,
+           dtype_b=torch.float32, var_n=g.Variant(noise_module="layers.5.mlp", noise_rel=1e-2), var_b=g.Variant(),
+           n_layers=int(sys.argv[2]), ranks=(0,))
+EOF
+  npu=$out/transformer/npu bench=$out/transformer/bench
+elif [ -z "$npu" ]; then
   /usr/bin/python3 scripts/gen-job-dumps.py "$out/dumps" --rows "$rows" >/dev/null
   npu=$out/dumps/npu bench=$out/dumps/bench
 fi

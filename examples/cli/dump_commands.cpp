@@ -93,15 +93,6 @@ int run_compare(const CompareArgs& a) {
       td::report::write_jsonl(os, rc, r.layout_for(rc));
       written.push_back(f);
     }
-    if (a.html) {
-      const std::string f =
-          (fs::path(a.out_dir) / (r.ranks.size() == 1 || i == 0 ? std::string("report.html")
-                                                                : "report_" + rc.step + (rc.step.empty() ? "" : "_") +
-                                                                      "rank" + std::to_string(std::max(rc.rank, 0)) + ".html"))
-              .string();
-      td::report::write_html(td::report::html_report(r, i, a.npu, a.bench), f);
-      written.push_back(f);
-    }
     for (const auto& row : rc.rows) {
       if (!row.matched()) ++unmatched;
       else if (is_pass(row.result)) ++pass;
@@ -109,6 +100,11 @@ int run_compare(const CompareArgs& a) {
       else ++warn;
     }
     bench_only += rc.bench_only.size();
+  }
+  if (a.html) {  // one page for every rank and step
+    const std::string f = (fs::path(a.out_dir) / "report.html").string();
+    td::report::write_html(td::report::html_report(r, a.npu, a.bench), f);
+    written.push_back(f);
   }
   {
     std::ofstream os(fs::path(a.out_dir) / "summary.json", std::ios::binary);

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   c_cmp->add_option("--compat", cmp.compat, "msprobe: reproduce msprobe's quirks exactly")
       ->check(CLI::IsMember({"msprobe", "tensordiff"}));
   c_cmp->add_flag("--legacy-result", cmp.legacy_result, "Write msprobe 8.x 'Accuracy Reached or Not' instead of Result");
-  c_cmp->add_flag("--html", cmp.html, "Also write OUTDIR/report.html");
+  c_cmp->add_flag("--html", cmp.html, "Also write OUTDIR/report.html (every rank and step in one page)");
   c_cmp->add_flag("--jsonl", cmp.jsonl, "Also write the rows as JSON lines");
   c_cmp->add_option("--jobs", cmp.jobs, "tensor pairs compared at once (0 = automatic)");
   c_cmp->add_flag("--strict", cmp.strict, "Exit 1 on warnings too");

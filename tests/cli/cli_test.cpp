@@ -194,3 +194,27 @@ TEST(Cli, CompareWritesCsvHtmlAndReportsFirstDivergence) {
   EXPECT_EQ(lines(wrong_mode.err), 1) << wrong_mode.err;
   fs::remove_all(out);
 }
+
+TEST(Cli, CompareWritesOneHtmlReportForAllRanksAndSteps) {
+  for (const char* scenario : {"multirank_fp32_statistics", "multistep_fp32_statistics"}) {
+    SCOPED_TRACE(scenario);
+    const fs::path out = fs::temp_directory_path() / ("td_cli_html_" + std::to_string(::getpid()));
+    fs::remove_all(out);
+    const std::string dumps = data(std::string("dumps/") + scenario + "/");
+    const CliRun r = run("compare " + dumps + "npu " + dumps + "bench -o " + out.string() + " --html --quiet");
+    EXPECT_LE(r.code, 1) << r.err;
+    std::vector<std::string> html, csv;
+    for (const auto& e : fs::directory_iterator(out)) {
+      if (e.path().extension() == ".html") html.push_back(e.path().filename().string());
+      if (e.path().extension() == ".csv") csv.push_back(e.path().filename().string());
+    }
+    EXPECT_EQ(html, std::vector<std::string>{"report.html"});
+    EXPECT_EQ(csv.size(), 2u);  // still one CSV per rank and step
+    std::ifstream f(out / "report.html");
+    const std::string page((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    for (const char* label : {"\"label\":\"step0/rank0\"", std::string(scenario).find("multirank") == 0 ? "\"label\":\"step0/rank1\""
+                                                                                                     : "\"label\":\"step1/rank0\""})
+      EXPECT_NE(page.find(label), std::string::npos) << label;
+    fs::remove_all(out);
+  }
+}

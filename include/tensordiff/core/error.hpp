@@ -21,6 +21,7 @@ enum class ErrorCategory {
   device,            ///< CUDA / ACL runtime error
 };
 
+/// The category in words ("format error", "I/O error", ...).
 inline const char* to_string(ErrorCategory c) noexcept {
   switch (c) {
     case ErrorCategory::invalid_argument: return "invalid argument";
@@ -37,24 +38,25 @@ inline const char* to_string(ErrorCategory c) noexcept {
 /// Where an error happened: file, field (a JSON key, a pickle opcode, a zip
 /// member) and byte offset, each optional.
 struct ErrorContext {
-  std::string file;
-  std::string field;
-  std::optional<std::uint64_t> offset;
+  std::string file;                    ///< the file read or written ("" when none)
+  std::string field;                   ///< the part of it: a JSON key, an opcode, a zip member
+  std::optional<std::uint64_t> offset;  ///< byte offset in the file
 };
 
 /// The exception thrown by every tensordiff function. `what()` is one line:
 /// "FILE: FIELD at byte N: REASON" with the parts that are known.
 class Error : public std::runtime_error {
  public:
+  /// `reason` says what is wrong, `context` where.
   Error(ErrorCategory category, std::string reason, ErrorContext context = {})
       : std::runtime_error(format(reason, context)),
         category_(category),
         reason_(std::move(reason)),
         context_(std::move(context)) {}
 
-  ErrorCategory category() const noexcept { return category_; }
-  const std::string& reason() const noexcept { return reason_; }
-  const ErrorContext& context() const noexcept { return context_; }
+  ErrorCategory category() const noexcept { return category_; }   ///< what kind of error
+  const std::string& reason() const noexcept { return reason_; }   ///< the reason alone, without the context
+  const ErrorContext& context() const noexcept { return context_; }  ///< file, field and offset
 
   /// The same error with the file name filled in (readers learn it late).
   Error with_file(const std::string& file) const {

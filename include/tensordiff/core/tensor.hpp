@@ -50,6 +50,7 @@ class Tensor {
   /// Copy of any view into a fresh native-order, C-contiguous buffer.
   static Tensor copy_of(const TensorView& v);
 
+  /// A tensor of `values` (C order) with `shape`; throws when the counts differ.
   template <class T> static Tensor from_values(const std::vector<T>& values, Shape shape) {
     if (checked_numel(shape) != values.size())
       throw Error(ErrorCategory::invalid_argument, "value count does not match shape " + shape_to_string(shape));
@@ -58,14 +59,16 @@ class Tensor {
     return t;
   }
 
-  const TensorView& view() const noexcept { return view_; }
-  operator const TensorView&() const noexcept { return view_; }  // NOLINT: a Tensor is usable wherever a view is
+  const TensorView& view() const noexcept { return view_; }  ///< the view of the owned (or mapped) bytes
+  /// A Tensor is usable wherever a view is.
+  operator const TensorView&() const noexcept { return view_; }  // NOLINT
 
-  DType dtype() const noexcept { return view_.dtype; }
-  const Shape& shape() const noexcept { return view_.shape; }
-  std::uint64_t numel() const { return view_.numel(); }
-  std::uint64_t nbytes() const noexcept { return bytes_; }
+  DType dtype() const noexcept { return view_.dtype; }            ///< element type
+  const Shape& shape() const noexcept { return view_.shape; }     ///< extents
+  std::uint64_t numel() const { return view_.numel(); }           ///< number of elements
+  std::uint64_t nbytes() const noexcept { return bytes_; }        ///< bytes the view spans
 
+  /// Typed read pointer to the first element.
   template <class T> const T* data() const noexcept { return reinterpret_cast<const T*>(view_.data); }
   /// Writable pointer; only meaningful for tensors made by zeros()/copy_of().
   template <class T> T* mutable_data() noexcept { return reinterpret_cast<T*>(const_cast<std::byte*>(view_.data)); }

@@ -12,11 +12,13 @@
 
 TD_NAMESPACE_BEGIN
 
-using Shape = std::vector<std::int64_t>;
+using Shape = std::vector<std::int64_t>;  ///< extents, outermost first
 using Strides = std::vector<std::int64_t>;  ///< in elements, not bytes; 0 and negatives allowed
 
+/// Byte order of the elements of a view (files may hold either).
 enum class ByteOrder : std::uint8_t { little, big };
 
+/// The byte order of this machine.
 inline constexpr ByteOrder native_byte_order =
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     ByteOrder::big;
@@ -62,13 +64,14 @@ inline Strides contiguous_strides(const Shape& shape) {
 /// order. Views never own memory; keep the owner (Tensor, mapped file, caller
 /// buffer) alive while a view is used.
 struct TensorView {
-  const std::byte* data = nullptr;
-  DType dtype = DType::float32;
-  Shape shape;
-  Strides strides;
-  ByteOrder byte_order = native_byte_order;
+  const std::byte* data = nullptr;  ///< the element at index (0, …, 0)
+  DType dtype = DType::float32;      ///< element type
+  Shape shape;                       ///< extents
+  Strides strides;                   ///< in elements, one per extent
+  ByteOrder byte_order = native_byte_order;  ///< of every element
 
   TensorView() = default;
+  /// A strided view; throws Error{invalid_argument} when the ranks differ or the element count overflows.
   TensorView(const void* ptr, DType t, Shape shp, Strides str, ByteOrder order = native_byte_order)
       : data(static_cast<const std::byte*>(ptr)), dtype(t), shape(std::move(shp)), strides(std::move(str)), byte_order(order) {
     if (strides.size() != shape.size())
@@ -81,15 +84,18 @@ struct TensorView {
 
   /// Typed convenience: `TensorView::of(v.data(), {2, 3})`.
   template <class T> static TensorView of(const T* ptr, Shape shp) { return TensorView(ptr, dtype_of<T>(), std::move(shp)); }
+  /// Typed strided view: `TensorView::of(p, {2, 3}, {1, 2})` (strides in elements).
   template <class T> static TensorView of(const T* ptr, Shape shp, Strides str) {
     return TensorView(ptr, dtype_of<T>(), std::move(shp), std::move(str));
   }
 
-  std::size_t rank() const noexcept { return shape.size(); }
-  std::uint64_t numel() const { return checked_numel(shape); }
-  std::size_t itemsize() const noexcept { return dtype_size(dtype); }
+  std::size_t rank() const noexcept { return shape.size(); }  ///< number of extents
+  std::uint64_t numel() const { return checked_numel(shape); }  ///< number of elements
+  std::size_t itemsize() const noexcept { return dtype_size(dtype); }  ///< bytes per element
+  /// The elements can be read without swapping bytes.
   bool is_native_order() const noexcept { return byte_order == native_byte_order || itemsize() == 1; }
 
+  /// C-contiguous (row-major, no gaps); extents of 1 may have any stride.
   bool is_contiguous() const noexcept {
     std::int64_t step = 1;
     for (std::size_t i = shape.size(); i-- > 0;) {

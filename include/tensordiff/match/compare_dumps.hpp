@@ -69,8 +69,8 @@ inline Tensor load_single_tensor(const std::string& path) {
 struct CompareRequest {
   std::filesystem::path npu;    ///< the dump under test (msprobe's -i npu / target)
   std::filesystem::path bench;  ///< the reference dump (golden / bench)
-  Compat compat = Compat::tensordiff;
-  ResultRules rules = ResultRules::current;
+  Compat compat = Compat::tensordiff;        ///< msprobe: reproduce its quirks byte for byte
+  ResultRules rules = ResultRules::current;  ///< pass/warning/error, or the legacy Accuracy column
   RuleOptions rule_options;                 ///< thresholds; compat is taken from `compat`
   std::shared_ptr<const Matcher> matcher;   ///< null: ExactMatcher
   TensorLoader loader;                      ///< null: load_single_tensor
@@ -79,22 +79,24 @@ struct CompareRequest {
   // Plain folders (no dump.json): pair files by normalised name or by order.
   std::string strip_pattern = R"(\.\d{10,}(?=\.|$))";  ///< removed from file stems (timestamps)
   bool plain_by_order = false;              ///< pair the i-th file with the i-th (sorted by name)
-  DivergenceOptions divergence;
+  DivergenceOptions divergence;  ///< what counts as the first divergence
   std::function<void(std::size_t done, std::size_t total)> progress;  ///< tensor mode, called from workers
 };
 
 /// The result: one RankComparison per rank (per step), analyses on top.
 struct DumpComparison {
-  Mode mode = Mode::tensor;
-  Compat compat = Compat::tensordiff;
-  ResultRules rules = ResultRules::current;
-  std::vector<RankComparison> ranks;
+  Mode mode = Mode::tensor;                  ///< detected from the dumps
+  Compat compat = Compat::tensordiff;        ///< as requested
+  ResultRules rules = ResultRules::current;  ///< as requested
+  std::vector<RankComparison> ranks;         ///< step by step, rank by rank
   std::vector<std::vector<ModuleRollup>> rollups;         ///< per rank
   std::vector<std::optional<FirstDivergence>> divergences;  ///< per rank
   std::optional<FirstDivergence> first_divergence;        ///< first step, then first rank
   bool multi_rank = false;  ///< ranks came from rank{N}/ subfolders: name files compare_result_rank{N}_...
 
+  /// The CSV layout of one rank's table (columns depend on mode, rules and stack.json).
   TableLayout layout_for(const RankComparison& rc) const { return TableLayout{mode, rules, rc.has_stack}; }
+  /// Rows of every rank.
   std::size_t row_count() const {
     std::size_t n = 0;
     for (const auto& r : ranks) n += r.rows.size();

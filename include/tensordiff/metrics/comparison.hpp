@@ -33,11 +33,12 @@ inline const char* msprobe_spelling(MetricStatus s) noexcept {
 
 /// A metric value or the reason there is none.
 struct Metric {
-  double value = std::numeric_limits<double>::quiet_NaN();
-  MetricStatus status = MetricStatus::unsupported;
+  double value = std::numeric_limits<double>::quiet_NaN();  ///< meaningful when has_value()
+  MetricStatus status = MetricStatus::unsupported;          ///< ok, or why there is no value
 
-  bool has_value() const noexcept { return status == MetricStatus::ok; }
-  static Metric of(double v) { return {v, MetricStatus::ok}; }
+  bool has_value() const noexcept { return status == MetricStatus::ok; }  ///< status is ok
+  static Metric of(double v) { return {v, MetricStatus::ok}; }           ///< a value
+  /// No value, for reason `s`.
   static Metric none(MetricStatus s) { return {std::numeric_limits<double>::quiet_NaN(), s}; }
 };
 
@@ -53,32 +54,36 @@ enum class Validation : std::uint8_t {
 /// Everything compare() measures. The six msprobe metrics are `cosine` …
 /// `five_thousandths_ratio`; the rest are extras.
 struct Comparison {
-  Validation validation = Validation::ok;
+  Validation validation = Validation::ok;  ///< which metrics exist (msprobe's validation chain)
   std::vector<std::string> messages;  ///< msprobe's messages, in the order it emits them
 
-  std::uint64_t numel = 0;
-  Metric cosine;
-  Metric euclidean_distance;
-  Metric max_abs_err;
-  Metric max_rel_err;
+  std::uint64_t numel = 0;     ///< elements compared
+  Metric cosine;               ///< cosine similarity (float64-accurate)
+  Metric euclidean_distance;   ///< ‖a − b‖₂
+  Metric max_abs_err;          ///< max |a − b|
+  Metric max_rel_err;          ///< max |a − b| / |b| (msprobe's definition, eps at bench zeros)
   Metric one_thousandth_ratio;    ///< count(rel < thresholds[0]) / n
   Metric five_thousandths_ratio;  ///< count(rel < thresholds[1]) / n
-  Metric mean_abs_err;
-  Metric mean_rel_err;
-  Metric rmse;
+  Metric mean_abs_err;  ///< mean |a − b|
+  Metric mean_rel_err;  ///< mean relative error
+  Metric rmse;          ///< root mean square of a − b
 
   std::uint64_t max_abs_index = no_index;  ///< C-order flat index
-  std::uint64_t max_rel_index = no_index;
-  double actual_at_max_abs = 0, expected_at_max_abs = 0;  ///< the two values at max_abs_index
+  std::uint64_t max_rel_index = no_index;  ///< C-order flat index
+  ///@{ The two values where the maximum errors are.
+  double actual_at_max_abs = 0, expected_at_max_abs = 0;
   double actual_at_max_rel = 0, expected_at_max_rel = 0;
+  ///@}
 
-  bool nonfinite_positions_match = true;
-  std::uint64_t nonfinite_mismatch_count = 0;
-  std::uint64_t first_nonfinite_mismatch = no_index;
-  bool dtypes_match = true;
+  bool nonfinite_positions_match = true;              ///< nan/inf at the same positions on both sides
+  std::uint64_t nonfinite_mismatch_count = 0;         ///< positions where they differ
+  std::uint64_t first_nonfinite_mismatch = no_index;  ///< the first such position (C order)
+  bool dtypes_match = true;                           ///< both sides have the same dtype
   double zero_bench_eps = 0;  ///< the eps the relative error used at bench zeros
 
-  Summary actual, expected;  ///< per-side statistics over the raw values, with the callers' shapes
+  ///@{ Per-side statistics over the raw values, with the callers' shapes.
+  Summary actual, expected;
+  ///@}
   Partial partial;  ///< the raw accumulator (for merging across tensors)
 };
 

@@ -14,19 +14,26 @@ TD_NAMESPACE_BEGIN
 /// element is NaN, ±inf where infinities decide them, NaN for an empty tensor.
 /// finite_min/finite_max ignore non-finite elements (NaN if there are none).
 struct Summary {
-  DType dtype = DType::float32;
-  Shape shape;
-  std::uint64_t numel = 0;
+  DType dtype = DType::float32;  ///< of the tensor
+  Shape shape;                   ///< of the tensor
+  std::uint64_t numel = 0;       ///< element count
+  ///@{ numpy's min(), max(), mean(), sum() and the L2 norm, in double precision.
   double min = 0, max = 0, mean = 0, sum = 0, l2norm = 0;
+  ///@}
+  ///@{ Smallest and largest finite element.
   double finite_min = 0, finite_max = 0;
+  ///@}
+  ///@{ Non-finite element counts.
   std::uint64_t nan_count = 0, pos_inf_count = 0, neg_inf_count = 0;
-  bool has_nan_or_inf = false;
+  ///@}
+  bool has_nan_or_inf = false;  ///< any non-finite element
   /// Finite values that would become ±inf if cast to float16 / bfloat16
   /// (|x| ≥ 65520, resp. ≥ 0x1.fep127 rounded), i.e. the value range overflows.
   bool overflows_float16 = false;
-  bool overflows_bfloat16 = false;
+  bool overflows_bfloat16 = false;  ///< as overflows_float16, for bfloat16
   SideStats stats;  ///< the raw accumulator
 
+  /// Elements that are +inf or -inf.
   std::uint64_t inf_count() const noexcept { return pos_inf_count + neg_inf_count; }
 };
 

@@ -26,9 +26,12 @@
 TD_NAMESPACE_BEGIN
 namespace report {
 
+/// How write_csv_file() writes the table.
 struct CsvOptions {
+  /// A non-numeric cell starting with + - = % @ (a spreadsheet formula): prefix it with a single
+  /// quote (tensordiff's default), or refuse to write the table (msprobe's choice).
   enum class Formula : std::uint8_t { escape, reject };
-  Formula formula = Formula::escape;
+  Formula formula = Formula::escape;  ///< see Formula
   std::size_t rows_per_file = 1000000;  ///< msprobe splits files into _part_i beyond this
 };
 

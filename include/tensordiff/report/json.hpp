@@ -24,6 +24,7 @@ inline nlohmann::json number(double x) {
 /// number(), or null when the tensor is empty (no min/max/mean exist).
 inline nlohmann::json number_or_null(double x, bool present) { return present ? number(x) : nlohmann::json(nullptr); }
 
+/// A shape as a JSON array of extents.
 inline nlohmann::json shape_json(const Shape& s) {
   nlohmann::json a = nlohmann::json::array();
   for (auto d : s) a.push_back(d);

@@ -41,6 +41,7 @@ inline std::string human_bytes(double b) {
 /// Disabled (a no-op) when the stream is not a terminal or `enabled` is false.
 class Progress {
  public:
+  /// Totals to count against (0: unknown); draws on `out` only when it is a terminal.
   Progress(std::uint64_t total_items, std::uint64_t total_bytes, bool enabled = true, std::FILE* out = stderr)
       : total_items_(total_items), total_bytes_(total_bytes), out_(out),
         enabled_(enabled && is_terminal(out)), start_(clock::now()) {}

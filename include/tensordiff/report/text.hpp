@@ -26,6 +26,7 @@
 TD_NAMESPACE_BEGIN
 namespace report {
 
+/// What the text (torch.testing-style) failure message shows.
 struct TextOptions {
   std::size_t max_worst = 5;  ///< worst elements listed (the Verdict keeps at most its own count); 0 = none
   std::string label = "Tensor-likes";  ///< torch's identifier

@@ -168,6 +168,15 @@ inline std::vector<FolderPair> rank_pairs(const std::filesystem::path& n, const 
   return out;
 }
 
+/// The name of the rank folder holding the NPU dump: "rank3", "rank" or "proc1234"; "" otherwise.
+inline std::string rank_folder_name(const std::filesystem::path& npu) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::is_regular_file(npu, ec) ? npu.parent_path() : npu;
+  const std::string n = dir.filename().string();
+  static const std::regex rank_like(R"((rank\d*|proc\d+))");
+  return std::regex_match(n, rank_like) ? n : std::string();
+}
+
 inline std::vector<FolderPair> discover(const std::filesystem::path& n, const std::filesystem::path& b) {
   std::error_code ec;
   if (!std::filesystem::exists(n, ec)) throw Error(ErrorCategory::io, "no such file or folder", {n.string(), "", std::nullopt});
@@ -435,6 +444,7 @@ inline DumpComparison run_compare(const CompareRequest& req) {
     RankComparison rc = compare_rank(p.npu, p.bench, req, p.plain);
     rc.step = p.step;
     rc.rank = p.rank;
+    rc.npu_folder = detail::rank_folder_name(p.npu);
     rc.label = (p.step.empty() ? "" : p.step + "/") + (p.rank >= 0 ? "rank" + std::to_string(p.rank) : rc.label);
     if (mode && *mode != rc.mode) detail::check_modes(*mode, rc.mode, p.npu, p.bench);
     mode = rc.mode;

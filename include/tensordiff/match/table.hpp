@@ -54,6 +54,7 @@ struct RankComparison {
   std::string step;  ///< "step3", or "" for a single step
   int rank = -1;     ///< -1 when the folder is not a rank folder
   std::string label;  ///< "rank0", "step3/rank0", or the folder name
+  std::string npu_folder;  ///< the NPU rank folder's own name ("rank3", "rank", "proc1234"), else ""
   Mode mode = Mode::tensor;
   std::shared_ptr<io::DumpFile> npu_dump, bench_dump;
   std::vector<Item> npu_items, bench_items;

@@ -350,6 +350,14 @@ inline void compute_tensor_rows(RankComparison& rc, const CompareRequest& req) {
   for (auto& t : pool) t.join();
 }
 
+/// msprobe's fillna('N/A'): a missing requires_grad and a null leaf's md5 read N/A, not None.
+inline void msprobe_missing_values(std::vector<Item>& items) {
+  for (Item& it : items) {
+    if (it.requires_grad == "None") it.requires_grad = "N/A";
+    if (it.leaf && it.leaf->kind == io::DumpLeaf::Kind::none) it.md5 = "N/A";
+  }
+}
+
 inline void check_modes(Mode mn, Mode mb, const std::filesystem::path& n, const std::filesystem::path& b) {
   if (mn == mb) return;
   throw Error(ErrorCategory::mismatch,
@@ -385,6 +393,11 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
     rc.npu_items = flatten(*rc.npu_dump);
     rc.bench_items = flatten(*rc.bench_dump);
     rc.has_stack = rc.npu_dump->stack.has_value();
+  }
+  rc.compat = req.compat;
+  if (req.compat == Compat::msprobe) {  // msprobe fills missing values with N/A (fillna)
+    detail::msprobe_missing_values(rc.npu_items);
+    detail::msprobe_missing_values(rc.bench_items);
   }
   // pair
   MatchResult m(rc.npu_items.size());

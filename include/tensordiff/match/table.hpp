@@ -56,6 +56,7 @@ struct RankComparison {
   std::string label;  ///< "rank0", "step3/rank0", or the folder name
   std::string npu_folder;  ///< the NPU rank folder's own name ("rank3", "rank", "proc1234"), else ""
   Mode mode = Mode::tensor;
+  Compat compat = Compat::tensordiff;  ///< as requested (Compat::msprobe: msprobe's N/A cells)
   std::shared_ptr<io::DumpFile> npu_dump, bench_dump;
   std::vector<Item> npu_items, bench_items;
   std::vector<Row> rows;                  ///< NPU dump order
@@ -233,7 +234,9 @@ inline std::vector<Cell> row_cells(const RankComparison& rc, const Row& r, const
     else
       for (int k = 0; k < 4; ++k) c.push_back(na);
   };
-  const Cell consistent = Cell::flag(b != nullptr && n.requires_grad == b->requires_grad);
+  // msprobe compares the two cells as text, so N/A == N/A holds on unmatched rows too.
+  const Cell consistent = rc.compat == Compat::msprobe ? Cell::flag(n.requires_grad == (b ? b->requires_grad : "N/A"))
+                                                        : Cell::flag(b != nullptr && n.requires_grad == b->requires_grad);
   auto result_and_messages = [&](bool with_messages) {
     c.push_back(Cell::str(r.result));
     if (!with_messages) return;

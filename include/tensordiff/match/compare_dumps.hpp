@@ -34,6 +34,7 @@
 // time, so at most that many pairs are in memory.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <filesystem>
@@ -313,14 +314,32 @@ inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest&
   }
 }
 
-inline void compute_statistics_row(RankComparison& rc, Row& r) {
+/// How each statistic is read (StatParse): under Compat::msprobe as pandas reads the table's
+/// columns — an NPU or bench column of integer literals only stays int64.
+inline std::array<StatParse, 4> statistics_parsing(const RankComparison& rc) {
+  std::array<StatParse, 4> how{};
+  if (rc.compat != Compat::msprobe) return how;
+  auto stat = [](const Item& it, int k) { return csv_text(stat_cell(k == 0 ? it.max : k == 1 ? it.min : k == 2 ? it.mean : it.norm)); };
+  for (int k = 0; k < 4; ++k) {
+    bool npu_int = !rc.rows.empty(), bench_int = !rc.rows.empty();
+    for (const Row& r : rc.rows) {
+      npu_int = npu_int && pandas_integer_literal(stat(rc.npu_items[r.npu], k));
+      const Item* b = rc.bench_item(r);
+      bench_int = bench_int && b && pandas_integer_literal(stat(*b, k));
+    }
+    how[static_cast<std::size_t>(k)] = StatParse{true, npu_int && bench_int};
+  }
+  return how;
+}
+
+inline void compute_statistics_row(RankComparison& rc, Row& r, const std::array<StatParse, 4>& how) {
   const Item& n = rc.npu_items[r.npu];
   const Item* b = rc.bench_item(r);
   if (!b) return;
   const io::JsonScalar* ns[] = {&n.max, &n.min, &n.mean, &n.norm};
   const io::JsonScalar* bs[] = {&b->max, &b->min, &b->mean, &b->norm};
   for (int k = 0; k < 4; ++k) {
-    auto [d, rel] = stat_difference(stat_cell(*ns[k]), stat_cell(*bs[k]));
+    auto [d, rel] = stat_difference(stat_cell(*ns[k]), stat_cell(*bs[k]), how[static_cast<std::size_t>(k)]);
     r.stat_diff[k] = d;
     r.stat_rel[k] = rel;
   }
@@ -433,8 +452,10 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
       if (!used[j]) rc.bench_only.push_back(j);
   // compute
   if (rc.mode == Mode::tensor) detail::compute_tensor_rows(rc, req);
-  else if (rc.mode == Mode::statistics)
-    for (auto& r : rc.rows) detail::compute_statistics_row(rc, r);
+  else if (rc.mode == Mode::statistics) {
+    const auto how = detail::statistics_parsing(rc);
+    for (auto& r : rc.rows) detail::compute_statistics_row(rc, r, how);
+  }
   // judge
   if (req.rules == ResultRules::legacy) {
     apply_legacy_rules(rc);

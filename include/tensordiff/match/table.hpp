@@ -7,6 +7,7 @@
 
 #include "../metrics/comparison.hpp"
 #include "cell.hpp"
+#include "detail/pandas_number.hpp"
 #include "matchers.hpp"
 
 TD_NAMESPACE_BEGIN
@@ -110,15 +111,33 @@ inline Cell stat_cell(const io::JsonScalar& s) {
   return Cell::none();
 }
 
-/// msprobe's CalcStatsDiff for one statistic: {diff, relative error}.
-inline std::pair<Cell, Cell> stat_difference(const Cell& n, const Cell& b) {
+/// How msprobe's CalcStatsDiff reads two numeric statistics (Compat::msprobe): each cell's text
+/// parsed as pandas 1.5 parses it; `integers`: both whole columns are integer literals, so pandas
+/// keeps them int64 and the diff prints without ".0".
+struct StatParse {
+  bool pandas = false;    ///< parse the cells' text with pandas' tokenizer (else their exact values)
+  bool integers = false;  ///< both columns int64
+};
+
+/// msprobe's CalcStatsDiff for one statistic: {diff, relative error}. The relative error is
+/// |(diff / bench) · 100| — divided first, as msprobe does.
+inline std::pair<Cell, Cell> stat_difference(const Cell& n, const Cell& b, StatParse how = {}) {
   using detail::StatClass;
   if (csv_text(n) == csv_text(b)) return {Cell::str("0"), Cell::str("0")};
   const StatClass cn = detail::classify(n), cb = detail::classify(b);
   auto both = [](const char* s) { return std::make_pair(Cell::str(s), Cell::str(s)); };
   auto numeric = [](StatClass c) { return c == StatClass::num || c == StatClass::nan || c == StatClass::inf || c == StatClass::neg_inf; };
   if (cn == StatClass::num && cb == StatClass::num) {
-    const double x = detail::num_of(n), y = detail::num_of(b);
+    if (how.integers && n.kind == Cell::Kind::integer && b.kind == Cell::Kind::integer) {
+      const std::int64_t d = n.integer - b.integer;
+      if (b.integer == 0) return {Cell::integral(d), Cell::str("inf")};
+      return {Cell::integral(d),
+              Cell::number(std::fabs(static_cast<double>(d) / static_cast<double>(b.integer) * 100), Cell::Style::percent)};
+    }
+    auto value = [&](const Cell& c) {
+      return how.pandas ? detail::pandas_to_numeric(csv_text(c)).value_or(std::nan("")) : detail::num_of(c);
+    };
+    const double x = value(n), y = value(b);
     const double diff = x - y;
     Cell d = Cell::number(diff);
     if (y == 0) return {d, Cell::str("inf")};

@@ -414,6 +414,8 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
     rc.has_stack = rc.npu_dump->stack.has_value();
   }
   rc.compat = req.compat;
+  rc.msprobe_fuzzy_md5 = req.compat == Compat::msprobe && rc.mode == Mode::md5 &&
+                         dynamic_cast<const FuzzyMatcher*>(req.matcher.get()) != nullptr;
   if (req.compat == Compat::msprobe) {  // msprobe fills missing values with N/A (fillna)
     detail::msprobe_missing_values(rc.npu_items);
     detail::msprobe_missing_values(rc.bench_items);

@@ -205,10 +205,11 @@ inline void apply_current_rules(RankComparison& rc, RuleOptions o = {}) {
     if (mode == Mode::md5) {
       for (std::size_t i : checked) {
         if (!judged(i)) continue;
-        const std::string nm = npu(i).md5, bm = bench(i) ? bench(i)->md5 : "N/A";
-        if (nm == bm) continue;
+        const Md5Cells m = md5_cells(rc, rc.rows[i]);
+        const std::string &nm = m.npu, &bm = m.bench;
+        if (nm == bm && !m.nan) continue;
         auto missing = [](const std::string& s) { return s == "N/A" || s == "Nan" || s.empty(); };
-        detail::fire(rc.rows[i], "CRC32", missing(nm) || missing(bm) ? msg.crc_missing : msg.crc_differs);
+        detail::fire(rc.rows[i], "CRC32", !m.nan && (missing(nm) || missing(bm)) ? msg.crc_missing : msg.crc_differs);
       }
     } else {
       // InfNan: also on rows without a bench (their bench max/min read "N/A").

@@ -64,6 +64,7 @@ struct RankComparison {
   std::vector<std::size_t> bench_only;    ///< bench items no NPU item paired with, bench order
   bool has_stack = false;                 ///< stack.json next to the NPU dump.json
   bool plain_folders = false;             ///< two folders of data files, no dump.json
+  bool msprobe_fuzzy_md5 = false;         ///< Compat::msprobe, md5 mode, fuzzy matching (see md5_cells)
 
   const Item& npu_item(const Row& r) const { return npu_items[r.npu]; }
   const Item* bench_item(const Row& r) const { return r.bench >= 0 ? &bench_items[static_cast<std::size_t>(r.bench)] : nullptr; }
@@ -230,6 +231,19 @@ inline Cell metric_cell(const Metric& m, Cell::Style st) {
 }
 }  // namespace detail
 
+/// The NPU MD5 / BENCH MD5 cells of a row. msprobe 26.0's fuzzy (-fm) md5 table lacks its md5
+/// columns: matched rows read NaN (written empty; NaN ≠ NaN, so CRC-32 says they differ),
+/// unmatched rows N/A (RankComparison::msprobe_fuzzy_md5).
+struct Md5Cells {
+  std::string npu, bench;
+  bool nan = false;  ///< both are msprobe's NaN
+};
+inline Md5Cells md5_cells(const RankComparison& rc, const Row& r) {
+  const Item* b = rc.bench_item(r);
+  if (rc.msprobe_fuzzy_md5) return b ? Md5Cells{"", "", true} : Md5Cells{"N/A", "N/A", false};
+  return {rc.npu_item(r).md5, b ? b->md5 : "N/A", false};
+}
+
 /// The cells of one row, aligned with table_header(). `first_of_entry` says
 /// whether the row is the first of its API/module (it gets the stack).
 inline std::vector<Cell> row_cells(const RankComparison& rc, const Row& r, const TableLayout& l, bool first_of_entry) {
@@ -289,8 +303,9 @@ inline std::vector<Cell> row_cells(const RankComparison& rc, const Row& r, const
     result_and_messages(true);
     stack_cell();
   } else {
-    c.push_back(Cell::str(n.md5));
-    c.push_back(b ? Cell::str(b->md5) : na);
+    const Md5Cells m = md5_cells(rc, r);
+    c.push_back(Cell::str(m.npu));
+    c.push_back(Cell::str(m.bench));
     c.push_back(consistent);
     result_and_messages(l.rules != ResultRules::legacy);
     if (l.rules != ResultRules::legacy) stack_cell();

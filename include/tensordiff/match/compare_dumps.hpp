@@ -439,9 +439,10 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
     m = (req.matcher ? *req.matcher : static_cast<const Matcher&>(exact)).match(in);
   }
   std::vector<bool> used(rc.bench_items.size(), false);
-  rc.rows.resize(rc.npu_items.size());
+  rc.rows.reserve(rc.npu_items.size());
   for (std::size_t i = 0; i < rc.npu_items.size(); ++i) {
-    Row& r = rc.rows[i];
+    if (!m.omitted.empty() && m.omitted[i]) continue;  // msprobe's fuzzy walk never reached it
+    Row& r = rc.rows.emplace_back();
     r.npu = i;
     r.bench = m.bench_of[i];
     r.match_reason = m.reason[i].empty() && r.bench < 0 ? "unmatched: no bench item with this name" : m.reason[i];

@@ -124,10 +124,13 @@ template <class D> struct SideAcc {
   }
 };
 
-/// Rounds double lanes to the nearest float (ties to even; overflow to ±inf).
+/// Rounds double lanes to the nearest float (ties to even; overflow to ±inf: Highway's
+/// emulated targets clamp to ±FLT_MAX instead, so overflow is selected explicitly).
 template <class D> HWY_INLINE hn::Vec<D> RoundToFloat(D d, hn::Vec<D> v) {
   const hn::Rebind<float, D> df;
-  return hn::PromoteTo(d, hn::DemoteTo(df, v));
+  const auto r = hn::PromoteTo(d, hn::DemoteTo(df, v));
+  const auto overflow = hn::Ge(hn::Abs(v), hn::Set(d, 0x1p128 - 0x1p103));  // rounds past FLT_MAX
+  return hn::IfThenElse(overflow, hn::CopySign(hn::Set(d, detail::inf()), v), r);
 }
 
 /// The relative-error parameters as vectors.

@@ -26,6 +26,7 @@
 #include "../core/error.hpp"
 #include "../core/tensor_view.hpp"
 #include "../core/pyformat.hpp"
+#include "detail/json_builder.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace io {
@@ -223,7 +224,9 @@ inline ordered_json parse_python_json(const std::string& text, const std::string
   std::vector<std::pair<std::size_t, long>> shifts;
   const std::string rewritten = rewrite_python_literals(text, shifts);
   try {
-    return ordered_json::parse(rewritten);
+    OrderedJsonBuilder builder;  // linear time; ordered_json::parse is quadratic in an object's size
+    nlohmann::ordered_json::sax_parse(rewritten, &builder);
+    return std::move(builder.result);
   } catch (const nlohmann::json::parse_error& e) {
     long off = static_cast<long>(e.byte) - 1;  // nlohmann counts from 1
     long d = 0;

@@ -19,20 +19,35 @@ TD_NAMESPACE_BEGIN
 /// are undefined on complex data and silently taking |z| or Re(z) would hide a
 /// real difference. Compare `real`/`imag` views explicitly instead.
 enum class DType : std::uint8_t {
+  /// bool, one byte per element (any non-zero byte is true).
   boolean,
+  /// Signed 8-bit integer.
   int8,
+  /// Unsigned 8-bit integer.
   uint8,
+  /// Signed 16-bit integer.
   int16,
+  /// Unsigned 16-bit integer.
   uint16,
+  /// Signed 32-bit integer.
   int32,
+  /// Unsigned 32-bit integer.
   uint32,
+  /// Signed 64-bit integer (compared exactly, also beyond 2^53).
   int64,
+  /// Unsigned 64-bit integer (compared exactly, also beyond 2^53).
   uint64,
+  /// IEEE binary16 (tensordiff::float16).
   float16,
+  /// Brain float 16 (tensordiff::bfloat16).
   bfloat16,
+  /// IEEE binary32 (float).
   float32,
+  /// IEEE binary64 (double).
   float64,
+  /// Two float32: real, imaginary (readable, not comparable).
   complex64,
+  /// Two float64: real, imaginary (readable, not comparable).
   complex128,
 };
 

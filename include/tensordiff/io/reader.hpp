@@ -103,7 +103,8 @@ struct LoadedTensor {
   TensorMetadata meta;
 };
 
-/// How well a format recognises a file; the registry takes the best.
+/// How well a format recognises a file; the registry takes the best: `no` (not this format),
+/// `extension` (the file name or a weak hint says so), `magic` (the first bytes prove it).
 enum class Match : std::uint8_t { no = 0, extension = 1, magic = 2 };
 
 /// The first bytes of a file plus its name, for recognises().

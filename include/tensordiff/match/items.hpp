@@ -35,7 +35,8 @@ inline const char* to_string(Mode m) noexcept {
   return "?";
 }
 
-/// Where an item sits in its entry.
+/// Where an item sits in its entry: an `input` (args and kwargs), an `output`, one of the
+/// module's `parameters`, or a `parameters_grad` (a parameter's gradient).
 enum class ItemState : std::uint8_t { input, output, parameters, parameters_grad };
 
 /// One row-side of the table.

@@ -16,7 +16,8 @@ namespace match {
 /// (§3.3) or the legacy `Accuracy Reached or Not` (§3.2).
 enum class ResultRules : std::uint8_t { current, legacy };
 
-/// The six tensor-mode metrics, in table order.
+/// The six tensor-mode metrics, in table order (Row::metrics is indexed by them): Cosine,
+/// EucDist, MaxAbsErr, MaxRelativeErr, One Thousandth Err Ratio, Five Thousandths Err Ratio.
 enum TensorMetric : int { cosine = 0, euc_dist, max_abs_err, max_rel_err, one_thousandth, five_thousandths };
 
 /// One table row: an NPU item, its bench item (or none) and the comparison.

@@ -15,7 +15,9 @@
 TD_NAMESPACE_BEGIN
 namespace standards {
 
-/// Polygraphy's CompareFunc.simple statistic.
+/// Polygraphy's CompareFunc.simple statistic (check_error_stat): `elemwise` judges every element
+/// on its own; `max`, `mean`, `median` and `quantile` judge that statistic of all the absolute
+/// and of all the relative differences.
 enum class ErrorStat : std::uint8_t { elemwise, max, mean, median, quantile };
 
 /// Polygraphy's spelling of the statistic: "elemwise", "max", "mean", "median", "quantile".

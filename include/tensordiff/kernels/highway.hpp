@@ -50,6 +50,7 @@ TD_NAMESPACE_END
 #if (TD_HWY_DYNAMIC ? 1 : 0) != TD_ABI_HWY_DYNAMIC
 #error "TD_HWY_DYNAMIC changed after the first tensordiff header: define it before including any (or with -D)"
 #endif
+#include "detail/hwy_workarounds.hpp"
 #if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tensordiff/kernels/detail/highway-inl.hpp"

@@ -169,8 +169,9 @@ inline std::string rename_with(const std::string& item_name, const std::string& 
 /// debug.json dumps), then the dtype gate.
 class ExactMatcher final : public Matcher {
  public:
-  /// `renumber_backward`: renumber backward calls on both sides before comparing names (their
-  /// call numbers count differently when the two runs' backward passes differ in length).
+  /// `renumber_backward`: on both sides, replace each backward entry's call number by the count
+  /// of earlier backward entries of the same API / module, as msprobe does (spec §5.2); false
+  /// compares the names as dumped.
   explicit ExactMatcher(bool renumber_backward = true) : renumber_(renumber_backward) {}
   /// Short name for reports and --verbose output.
   std::string_view name() const override { return "exact"; }

@@ -236,7 +236,8 @@ struct Bitwise {
   std::string describe() const { return "bitwise (same dtype, identical bits)"; }
 
   /// Judges `actual` against `expected` byte by byte; differing dtypes or shapes are an error
-  /// Verdict (not an exception). Keeps the o.worst_count worst mismatching elements.
+  /// Verdict (not an exception), complex dtypes throw Error{unsupported}. Keeps the
+  /// o.worst_count worst mismatching elements.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
     Verdict v;
     v.standard = "bitwise";

@@ -17,31 +17,46 @@ namespace match {
 /// one-thousandth rule's output threshold: msprobe's message says 0.6, its
 /// code uses 0.1; tensordiff uses 0.6 unless Compat::msprobe.
 struct RuleOptions {
+  /// Compat::msprobe reproduces msprobe's quirks: the 0.1 output threshold, and the compare
+  /// messages dropped instead of kept as "info: " result messages.
   Compat compat = Compat::tensordiff;
+  /// OneThousandth (tensor mode, error): fires when the smallest One Thousandth Err Ratio of
+  /// an entry's inputs is above this...
   double thousandth_input_min = 0.9;
   double thousandth_output_max = 0.6;  ///< 0.1 under Compat::msprobe
+  /// CosineWarn (tensor mode, warning): fires when the smallest input cosine is above this...
   double cosine_input_min = 0.9;
+  /// ...and the smallest output cosine is more than this below it.
   double cosine_drop = 0.1;
+  /// Relative (statistics mode, error): applies when the largest input NormRelativeErr, as a
+  /// fraction, is below this (10%)...
   double relative_input_max = 0.1;
+  /// ...and fires on each output whose NormRelativeErr is above this (50%).
   double relative_output_error = 0.5;
+  /// RelativeWarn (statistics mode, warning), inputs exactly equal (input NormRelativeErr 0):
+  /// fires when the largest output NormRelativeErr is above this (10%).
   double relative_warn_zero_input = 0.1;
+  /// RelativeWarn otherwise: fires when the largest output NormRelativeErr is more than this
+  /// many times the largest input one.
   double relative_warn_ratio = 10;
 };
 
+/// The Result column's messages, verbatim as msprobe writes them (spec §3.3); the prefix
+/// "error: " or "warning: " sets the row's level.
 namespace rule_msg {
 /// The Err_message texts of one flavour: tensordiff's (default) or msprobe 26.0's verbatim.
 struct Texts {
-  const char* infnan;
-  const char* thousandth;
-  const char* relative;
-  const char* requires_grad;
-  const char* parameters;
-  const char* dtype;
-  const char* shape;
-  const char* crc_differs;
-  const char* crc_missing;
-  const char* cosine_warn;
-  const char* relative_warn;
+  const char* infnan;         ///< InfNan: the NPU Max or Min is nan / inf while the bench's are not
+  const char* thousandth;     ///< OneThousandth (tensor mode), on the entry's first output
+  const char* relative;       ///< Relative (statistics mode), on each output over the threshold
+  const char* requires_grad;  ///< RequiresGrad: the two sides' requires_grad differ
+  const char* parameters;     ///< Parameters: a scalar (non-tensor) input differs
+  const char* dtype;          ///< DType: the two sides' dtypes differ
+  const char* shape;          ///< Shape: the two sides' shapes differ
+  const char* crc_differs;    ///< CRC32 (md5 mode): both sides have a CRC-32 and they differ
+  const char* crc_missing;    ///< CRC32 (md5 mode): one side has none to compare
+  const char* cosine_warn;    ///< CosineWarn (tensor mode), on the entry's first output
+  const char* relative_warn;  ///< RelativeWarn (statistics mode), on the entry's first output
 };
 /// tensordiff's texts: they say what the rule tests (0.6, not msprobe's "< 0.6" over a 0.1 test).
 inline const Texts& tensordiff_texts() {
@@ -73,6 +88,7 @@ inline const Texts& msprobe_texts() {
                        "warning: The norm relative error of output is 10 times that of input."};
   return t;
 }
+/// The texts `Compat` asks for.
 inline const Texts& texts(Compat c) { return c == Compat::msprobe ? msprobe_texts() : tensordiff_texts(); }
 /// tensordiff only: a row without a bench counterpart.
 inline const char* unmatched() { return "warning: No bench data matched."; }

@@ -21,7 +21,7 @@
 //   const std::string ts = td::report::timestamp_now();
 //   for (const auto& rank : r.ranks)                              // one per rank (and step)
 //     td::report::write_csv_file(rank, r.layout_for(rank),
-//         (out_dir / td::report::result_file_name(r.multi_rank ? rank.rank : -1, ts, rank.step)).string());
+//         (out_dir / td::report::result_file_name(rank, r.compat, r.multi_rank, ts)).string());
 //   // also: td::report::write_jsonl(os, rank, layout), write_bench_only_csv(os, rank),
 //   //       report::summary_json(r), rollup_json(r.rollups[k]) (report/dump_analysis_json.hpp),
 //   //       match::scan_overflow_folder(dir) + overflow_json(...) (match/overflow.hpp)

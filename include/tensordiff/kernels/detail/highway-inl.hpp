@@ -137,11 +137,17 @@ template <class D> HWY_INLINE hn::Vec<D> RoundToFloat(D d, hn::Vec<D> v) {
 /// The relative-error parameters as vectors.
 template <class D> struct RelParams {
   hn::Vec<D> eps, t0, t1;
-  bool f32;
-  HWY_INLINE RelParams(D d, const KernelParams& k)
+  bool f32;           ///< the float32 relative error
+  bool round_inputs;  ///< f32 and an input type wider than float (16/32-bit floats are exact)
+  HWY_INLINE RelParams(D d, const KernelParams& k, bool inputs_are_floats)
       : eps(hn::Set(d, k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps)),
-        t0(hn::Set(d, k.rel_thresholds[0])), t1(hn::Set(d, k.rel_thresholds[1])), f32(k.rel_float32) {}
+        t0(hn::Set(d, k.rel_thresholds[0])), t1(hn::Set(d, k.rel_thresholds[1])), f32(k.rel_float32),
+        round_inputs(k.rel_float32 && !inputs_are_floats) {}
 };
+
+template <class T>
+inline constexpr bool is_narrow_float_v =
+    std::is_same_v<T, float> || std::is_same_v<T, ::tensordiff::float16> || std::is_same_v<T, ::tensordiff::bfloat16>;
 
 /// Per-lane error terms of detail::accumulate_error for finite lanes; the
 /// relative error is detail::relative_error. Its float32 form runs in double
@@ -153,7 +159,7 @@ template <class D> struct PairTerms {
   HWY_INLINE PairTerms(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r)
       : diff(hn::Sub(va, vb)), ad(hn::Abs(diff)), rel(Rel(d, va, vb, r)) {}
   static HWY_INLINE hn::Vec<D> Rel(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r) {
-    if (r.f32) {
+    if (r.round_inputs) {
       va = RoundToFloat(d, va);
       vb = RoundToFloat(d, vb);
     }
@@ -261,7 +267,7 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   const hn::ScalableTag<double> d;
   using D = std::remove_const_t<decltype(d)>;
   const size_t N = hn::Lanes(d);
-  const RelParams<D> rp(d, k);
+  const RelParams<D> rp(d, k, is_narrow_float_v<TA> && is_narrow_float_v<TB>);
   Partial p;
 
   // Each lane (and the scalar fallback) sums at most 4·N·kBlockSteps terms

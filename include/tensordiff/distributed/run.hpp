@@ -135,8 +135,9 @@ class Inbox {
     } else if (msg.contains("done")) {
       state_.at(f) = State::done;
     } else {
+      // Kept as CBOR (a few hundred bytes a row) until process 0 reaches the run.
       const auto unit = msg.at("unit").get<std::size_t>();
-      for (const auto& r : msg.at("rows")) rows_[{unit, r.at("row").get<std::size_t>()}] = r;
+      for (const auto& r : msg.at("rows")) rows_[{unit, r.at("row").get<std::size_t>()}] = nlohmann::json::to_cbor(r);
     }
     cv_.notify_all();
   }
@@ -155,9 +156,10 @@ class Inbox {
     for (;;) {
       auto it = rows_.find({unit, row});
       if (it != rows_.end()) {
-        nlohmann::json j = std::move(it->second);
+        const std::vector<std::uint8_t> bytes = std::move(it->second);
         rows_.erase(it);
-        return j;
+        lock.unlock();
+        return nlohmann::json::from_cbor(bytes);
       }
       if (state_.at(o) == State::failed) throw Error(ErrorCategory::io, "process " + std::to_string(owner) + " failed: " + error_[o]);
       if (state_.at(o) == State::done)
@@ -171,7 +173,7 @@ class Inbox {
   enum class State { running, done, failed };
   mutable std::mutex m_;
   std::condition_variable cv_;
-  std::map<std::pair<std::size_t, std::size_t>, nlohmann::json> rows_;
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<std::uint8_t>> rows_;
   std::vector<State> state_;
   std::vector<std::string> error_;
 };

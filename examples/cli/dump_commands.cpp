@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <tensordiff/distributed/shard.hpp>
+#ifndef TD_HAS_MPI
+#define TD_HAS_MPI 0
+#endif
 #if TD_HAS_MPI
 #include <tensordiff/distributed/mpi.hpp>
 #endif
@@ -206,13 +209,21 @@ void maybe_die(td::match::CompareRequest& req, int process) {
   };
 }
 
-#if TD_HAS_MPI
 /// Started by mpirun / srun (the launchers' environment), so MPI is worth starting.
 bool launched_by_mpi() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
     if (std::getenv(v)) return true;
   return false;
 }
+
+/// More than one process of a launcher (mpirun -n 2, srun -n 2), as far as its environment says.
+bool several_launched() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* n = std::getenv(v); n && std::atoi(n) > 1) return true;
+  return false;
+}
+
+#if TD_HAS_MPI
 
 /// `tensordiff compare` as one process of an MPI job: process 0 writes everything.
 int run_compare_mpi(const CompareArgs& a, td::match::CompareRequest req) {
@@ -256,6 +267,14 @@ std::string version_text() {
 
 int run_compare(const CompareArgs& a) {
   td::match::CompareRequest req = request_for(a);
+  if (several_launched()) {  // N copies of one whole run would race for OUT
+    if (!a.shard.empty())
+      throw td::Error(td::ErrorCategory::invalid_argument, "--shard is for runs without mpirun/srun; under MPI drop it (the processes share the work)");
+    if (!TD_HAS_MPI)
+      throw td::Error(td::ErrorCategory::invalid_argument, "this tensordiff was built without MPI: run it as one process, or rebuild with libopenmpi-dev");
+    if (!launched_by_mpi())
+      throw td::Error(td::ErrorCategory::invalid_argument, "started as several tasks without MPI's environment (with srun: --mpi=pmix)");
+  }
   if (!a.shard.empty()) {  // one share, written for `tensordiff merge`
     const auto [i, n] = td::distributed::parse_shard(a.shard);
     const auto s = td::distributed::write_shard(req, i, n, options_json(a), a.out_dir);

@@ -317,6 +317,19 @@ TEST_F(Job, StepsRanksAndFilterNarrowTheComparison) {
   }
 }
 
+TEST_F(Job, SeveralTasksWithoutMpiWiringRefuseInsteadOfRacing) {
+  // srun -n 2 without --mpi=pmix (or a CLI without MPI) would start two whole runs writing one OUT.
+  for (const char* extra : {"", "--shard 1/2"}) {
+    const fs::path o = out("race");
+    const CliRun r = shell("SLURM_STEP_NUM_TASKS=2 " + cli + " compare -q " + dumps("md5") + " -o " + o.string() + " " + extra);
+    EXPECT_EQ(r.code, 2) << extra;
+    EXPECT_NE(r.err.find(*extra ? "--shard is for runs without" : mpiexec.empty() ? "built without MPI" : "without MPI's environment"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(o));
+  }
+}
+
 TEST(Version, SaysWhetherMpiIsBuiltIn) {
   const CliRun r = td("--version");
   EXPECT_EQ(r.code, 0);

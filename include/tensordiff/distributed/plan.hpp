@@ -19,6 +19,10 @@
 TD_NAMESPACE_BEGIN
 namespace distributed {
 
+namespace detail {
+__extension__ typedef unsigned __int128 u128;  ///< bytes × processes overflow 64 bits at exabytes
+}  // namespace detail
+
 /// Bytes of the regular files under a folder (of the folder holding a file).
 inline std::uint64_t folder_bytes(const std::filesystem::path& p) {
   namespace fs = std::filesystem;
@@ -67,7 +71,7 @@ class Plan {
   /// The process owning byte `x` of the line.
   int owner_at(std::uint64_t x) const noexcept {
     if (total_ == 0) return 0;
-    const auto p = static_cast<unsigned __int128>(x) * static_cast<unsigned>(parts_) / total_;
+    const auto p = static_cast<detail::u128>(x) * static_cast<unsigned>(parts_) / total_;
     return static_cast<int>(p >= static_cast<unsigned>(parts_) ? parts_ - 1 : p);
   }
   /// First and last process owning rows of run `u`.
@@ -87,18 +91,18 @@ class Plan {
     std::vector<int> out(rc.rows.size(), first);
     if (first == last || rc.rows.empty()) return out;
     std::vector<std::uint64_t> rb(rc.rows.size(), 0);
-    unsigned __int128 sum = 0;
+    detail::u128 sum = 0;
     for (std::size_t i = 0; i < rc.rows.size(); ++i) {
       rb[i] = row_bytes(rc, rc.rows[i]);
       sum += rb[i];
     }
-    const unsigned __int128 s = start_[u], w = bytes_[u];
-    unsigned __int128 cum = 0;
+    const detail::u128 s = start_[u], w = bytes_[u];
+    detail::u128 cum = 0;
     for (std::size_t i = 0; i < rc.rows.size(); ++i) {
       // The middle of the row, scaled onto the run's stretch [s, s + w).
-      const unsigned __int128 mid2 = sum ? 2 * cum + rb[i] : 2 * static_cast<unsigned __int128>(i) + 1;
-      const unsigned __int128 den = sum ? 2 * sum : 2 * static_cast<unsigned __int128>(rc.rows.size());
-      const unsigned __int128 x = w * mid2 / den;  // < w, but a zero-byte last row sits at w
+      const detail::u128 mid2 = sum ? 2 * cum + rb[i] : 2 * static_cast<detail::u128>(i) + 1;
+      const detail::u128 den = sum ? 2 * sum : 2 * static_cast<detail::u128>(rc.rows.size());
+      const detail::u128 x = w * mid2 / den;  // < w, but a zero-byte last row sits at w
       out[i] = owner_at(static_cast<std::uint64_t>(s + (x < w ? x : w - 1)));
       cum += rb[i];
     }

@@ -124,6 +124,7 @@ class GatherExecutor : public match::RowExecutor {
 /// senders finished or failed. A sender's rows arrive in order.
 class Inbox {
  public:
+  /// A mailbox for processes 0 … senders-1 (process 0 counts: it files its own "done").
   explicit Inbox(int senders) : state_(static_cast<std::size_t>(senders), State::running), error_(static_cast<std::size_t>(senders)) {}
   /// Files one message from `from` ({"unit","rows"}, {"done"} or {"error"}).
   void put(int from, const nlohmann::json& msg) {

@@ -6,7 +6,9 @@
 // was built without MPI or mpirun is missing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -207,6 +209,68 @@ TEST_F(DistributedCompare, ShardsSplitOneLargeRunByItsTensors) {
   ASSERT_TRUE(std::regex_search(want.out, m, std::regex("rows: ([0-9]+)")));
   EXPECT_EQ(rows, std::stoi(m[1]));  // every row once
   const fs::path merged = out("merged");
+  expect_same(want, one, td("merge -q " + merged.string() + dirs), merged);
+}
+
+/// Writes a float32 .npy of n elements (npy 1.0 header, values i * scale).
+void write_npy(const fs::path& p, std::size_t n, float scale) {
+  std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+  h.append(64 - (10 + h.size() + 1) % 64, ' ');
+  h += '\n';
+  std::ofstream f(p, std::ios::binary);
+  f.write("\x93NUMPY\x01\x00", 8);
+  const unsigned short len = static_cast<unsigned short>(h.size());
+  f.put(static_cast<char>(len & 0xff)).put(static_cast<char>(len >> 8)) << h;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = static_cast<float>(i) * scale;
+    f.write(reinterpret_cast<const char*>(&v), 4);
+  }
+}
+
+TEST_F(DistributedCompare, ShardsShareTheBytesEvenly) {
+  // One plain folder pair (one run) of 40 files from 4 KiB to 1 MiB: the split goes by bytes, so
+  // each of 4 shards reads within one file pair of a quarter of all bytes, whatever the counts.
+  const fs::path npu = root / "plain/npu", bench = root / "plain/bench";
+  fs::create_directories(npu);
+  fs::create_directories(bench);
+  std::vector<std::uint64_t> row_bytes;  // rows are the files in name order
+  unsigned seed = 7;
+  for (int i = 0; i < 40; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    const std::size_t n = std::size_t{1024} << ((seed >> 16) % 9);  // 4 KiB .. 1 MiB of float32
+    char name[32];
+    std::snprintf(name, sizeof name, "op_%02d.0.npy", i);
+    write_npy(npu / name, n, 1.0f);
+    write_npy(bench / name, n, 1.0001f);
+    row_bytes.push_back(fs::file_size(npu / name) + fs::file_size(bench / name));
+  }
+  std::uint64_t total = 0, biggest = 0;
+  for (auto b : row_bytes) total += b, biggest = std::max(biggest, b);
+  const std::string args = "compare -q " + npu.string() + " " + bench.string();
+  std::string dirs;
+  std::vector<int> seen(row_bytes.size(), 0);
+  for (int i = 1; i <= 4; ++i) {
+    const fs::path s = out("shard" + std::to_string(i));
+    ASSERT_EQ(td(args + " -o " + s.string() + " --shard " + std::to_string(i) + "/4").code, 0);
+    dirs += " " + s.string();
+    std::istringstream in(slurp(s / "tensordiff-shard.jsonl"));
+    std::string line;
+    std::uint64_t bytes = 0;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line);
+      if (!j.contains("unit")) continue;  // the header and the end record
+      for (const auto& r : j["rows"]) {
+        const auto row = r["row"].get<std::size_t>();
+        ++seen.at(row);
+        bytes += row_bytes.at(row);
+      }
+    }
+    const double quarter = static_cast<double>(total) / 4;
+    EXPECT_LE(std::abs(static_cast<double>(bytes) - quarter), static_cast<double>(biggest)) << "shard " << i << ": " << bytes << " of " << total;
+  }
+  for (std::size_t r = 0; r < seen.size(); ++r) EXPECT_EQ(seen[r], 1) << "row " << r;
+  const fs::path one = out("one"), merged = out("merged");
+  const CliRun want = td(args + " -o " + one.string());
   expect_same(want, one, td("merge -q " + merged.string() + dirs), merged);
 }
 

@@ -197,8 +197,9 @@ class ShardSet {
                   {p.file, "line 1", std::nullopt});
     for (const char* k : {"shard", "shards", "inputs", "options"})
       if (!p.header.contains(k)) throw Error(ErrorCategory::format, std::string("merge: the header lacks \"") + k + "\"", {p.file, "line 1", std::nullopt});
-    if (!p.header["shard"].is_number_integer() || !p.header["shards"].is_number_integer())
-      throw Error(ErrorCategory::format, "merge: \"shard\" and \"shards\" must be integers", {p.file, "line 1", std::nullopt});
+    if (!p.header["shard"].is_number_integer() || !p.header["shards"].is_number_integer() || p.header["shards"].get<long long>() < 1 ||
+        p.header["shards"].get<long long>() > 1000000)
+      throw Error(ErrorCategory::format, "merge: \"shard\" and \"shards\" must be integers, 1 <= shards <= 1000000", {p.file, "line 1", std::nullopt});
     if (!ends_complete(p.file))
       throw Error(ErrorCategory::mismatch, "merge: the shard is truncated (no end record): rerun it", {p.file, "", std::nullopt});
     p.open = true;

@@ -296,6 +296,7 @@ inline std::string file_of(const RankComparison& rc, const Item& it, bool npu) {
 }
 
 /// One tensor-mode row: msprobe's locate/read checks, then compare().
+/// Every Row / Item field set here must also travel in distributed/row_result.hpp.
 inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest& req, const TensorLoader& load, unsigned threads) {
   Item& n = rc.npu_items[r.npu];
   Item* b = r.bench >= 0 ? &rc.bench_items[static_cast<std::size_t>(r.bench)] : nullptr;

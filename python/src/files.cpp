@@ -1,10 +1,20 @@
-// tensordiff Python module — files: load(), ls().
+// tensordiff Python module — files: load(), ls(), compare_dumps().
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <tensordiff/io/registry.hpp>
 #include <tensordiff/io/safetensors.hpp>
+#include <tensordiff/match/compare_dumps.hpp>
+#include <tensordiff/match/layer_mapping.hpp>
+#include <tensordiff/match/mapping_files.hpp>
+#include <tensordiff/report/csv.hpp>
+#include <tensordiff/report/dump_analysis_json.hpp>
+#include <tensordiff/report/html_dump.hpp>
 
 #include "common.hpp"
 
@@ -163,9 +173,193 @@ py::list ls(const std::string& path) {
   return out;
 }
 
+// --- compare_dumps() -------------------------------------------------------------
+
+/// A table cell as Python: the value the CSV shows (msprobe's rounding), as
+/// float / int / bool / None / str; percentages stay text, as in msprobe's table.
+py::object cell_value(const td::match::Cell& c) {
+  using K = td::match::Cell::Kind;
+  switch (c.kind) {
+    case K::text: return py::str(c.text);
+    case K::integer: return py::int_(c.integer);
+    case K::boolean: return py::bool_(c.boolean);
+    case K::null: return py::none();
+    case K::real:
+      if (c.style == td::match::Cell::Style::percent) return py::str(td::match::csv_text(c));
+      return py::float_(td::match::shown_value(c));
+  }
+  return py::none();
+}
+
+py::list rank_rows(const td::match::DumpComparison& r, const td::match::RankComparison& rc) {
+  const td::match::TableLayout layout = r.layout_for(rc);
+  const std::vector<std::string> header = td::match::table_header(layout);
+  std::vector<py::str> keys(header.begin(), header.end());
+  py::list rows;
+  std::size_t prev_entry = static_cast<std::size_t>(-1);
+  for (const auto& row : rc.rows) {
+    const std::size_t e = rc.npu_items[row.npu].entry_index;
+    const auto cells = td::match::row_cells(rc, row, layout, e != prev_entry);
+    prev_entry = e;
+    py::dict d;
+    for (std::size_t k = 0; k < cells.size(); ++k) d[keys[k]] = cell_value(cells[k]);
+    rows.append(std::move(d));
+  }
+  return rows;
+}
+
+py::object json_to_python(const nlohmann::ordered_json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+/// The files `tensordiff compare -o DIR` writes: a CSV per rank (and step),
+/// bench-only CSVs (not under compat msprobe), JSON lines, report.html and summary.json.
+std::vector<std::string> write_outputs(const td::match::DumpComparison& r, const std::string& dir, bool html, bool jsonl,
+                                       const std::string& npu, const std::string& bench) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw td::Error(td::ErrorCategory::io, "cannot create output folder: " + ec.message(), {dir, "", std::nullopt});
+  const std::string ts = td::report::timestamp_now();
+  std::vector<std::string> written;
+  for (const auto& rc : r.ranks) {
+    const std::string base =
+        (fs::path(dir) / td::report::result_file_name(r.multi_rank ? std::max(rc.rank, 0) : -1, ts, rc.step)).string();
+    for (const auto& f : td::report::write_csv_file(rc, r.layout_for(rc), base)) written.push_back(f);
+    const std::string stem = base.substr(0, base.size() - 4);
+    if (!rc.bench_only.empty() && r.compat != td::match::Compat::msprobe) {
+      std::ofstream os(stem + "_bench_only.csv", std::ios::binary);
+      td::report::write_bench_only_csv(os, rc);
+      written.push_back(stem + "_bench_only.csv");
+    }
+    if (jsonl) {
+      std::ofstream os(stem + ".jsonl", std::ios::binary);
+      td::report::write_jsonl(os, rc, r.layout_for(rc));
+      written.push_back(stem + ".jsonl");
+    }
+  }
+  if (html) {
+    const std::string f = (fs::path(dir) / "report.html").string();
+    td::report::write_html(td::report::html_report(r, npu, bench), f);
+    written.push_back(f);
+  }
+  const std::string f = (fs::path(dir) / "summary.json").string();
+  std::ofstream os(f, std::ios::binary);
+  os << td::report::summary_json(r).dump(2) << "\n";
+  if (!os) throw td::Error(td::ErrorCategory::io, "write failed", {f, "", std::nullopt});
+  written.push_back(f);
+  return written;
+}
+
+std::shared_ptr<const td::match::Matcher> matcher_for(bool fuzzy, const std::optional<std::string>& data_map,
+                                                      const py::object& cell_map, const py::object& api_map,
+                                                      const std::optional<std::string>& layer_map) {
+  const bool cell = !cell_map.is_none() && !(py::isinstance<py::bool_>(cell_map) && !cell_map.cast<bool>());
+  const bool api = !api_map.is_none() && !(py::isinstance<py::bool_>(api_map) && !api_map.cast<bool>());
+  if (int(fuzzy) + int(data_map.has_value()) + int(cell) + int(api) + int(layer_map.has_value()) > 1)
+    throw py::value_error("choose one of fuzzy, data_map, cell_map, api_map, layer_map");
+  auto file_of = [](const py::object& o) { return py::isinstance<py::bool_>(o) ? std::string() : py::str(o).cast<std::string>(); };
+  if (fuzzy) return std::make_shared<td::match::FuzzyMatcher>();
+  if (data_map) return td::match::load_data_mapping(*data_map);
+  if (cell) return td::match::load_cell_mapping(file_of(cell_map));
+  if (api) return td::match::load_api_mapping(file_of(api_map));
+  if (layer_map) return td::match::load_layer_mapping(*layer_map);
+  return nullptr;
+}
+
+py::dict compare_dumps(const std::string& npu, const std::string& bench, const std::string& mode, const std::string& compat,
+                       bool fuzzy, const std::optional<std::string>& data_map, const py::object& cell_map,
+                       const py::object& api_map, const std::optional<std::string>& layer_map, bool legacy_result,
+                       unsigned workers, const std::optional<std::string>& output, bool html, bool jsonl,
+                       const py::object& progress) {
+  if (mode != "auto" && mode != "tensor" && mode != "statistics" && mode != "md5")
+    throw py::value_error("mode must be auto, tensor, statistics or md5, not '" + mode + "'");
+  if (compat != "tensordiff" && compat != "msprobe")
+    throw py::value_error("compat must be 'tensordiff' or 'msprobe', not '" + compat + "'");
+  register_formats();
+  td::match::CompareRequest req;
+  req.npu = npu;
+  req.bench = bench;
+  req.compat = compat == "msprobe" ? td::match::Compat::msprobe : td::match::Compat::tensordiff;
+  req.rules = legacy_result ? td::match::ResultRules::legacy : td::match::ResultRules::current;
+  req.matcher = matcher_for(fuzzy, data_map, cell_map, api_map, layer_map);
+  req.workers = workers;
+  // The callback runs on worker threads: it takes the GIL, and a Python
+  // exception in it (KeyboardInterrupt from a signal included) stops further
+  // calls and is raised once the compare returns.
+  std::atomic<bool> failed{false};
+  py::object error_type, error_value;
+  if (!progress.is_none())
+    req.progress = [&](std::size_t done, std::size_t total) {
+      if (failed) return;
+      py::gil_scoped_acquire gil;
+      try {
+        progress(done, total);
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      } catch (py::error_already_set& e) {
+        failed = true;
+        error_type = e.type();
+        error_value = e.value();
+      }
+    };
+  td::match::DumpComparison r;
+  std::vector<std::string> files;
+  {
+    py::gil_scoped_release nogil;
+    r = td::match::run_compare(req);
+    if (mode != "auto" && mode != td::match::to_string(r.mode))
+      throw td::Error(td::ErrorCategory::mismatch,
+                      "mode " + mode + " was asked for, but the dumps are " + td::match::to_string(r.mode) + "-mode dumps",
+                      {npu, "", std::nullopt});
+    if (output) files = write_outputs(r, *output, html, jsonl, npu, bench);
+  }
+  if (failed) {
+    PyErr_SetObject(error_type.ptr(), error_value.ptr());
+    throw py::error_already_set();
+  }
+  py::dict out;
+  out["mode"] = td::match::to_string(r.mode);
+  py::list ranks;
+  for (const auto& rc : r.ranks) {
+    py::dict d;
+    d["label"] = rc.label;
+    d["step"] = rc.step;
+    d["rank"] = rc.rank;
+    d["columns"] = td::match::table_header(r.layout_for(rc));
+    d["rows"] = rank_rows(r, rc);
+    d["bench_only"] = rc.bench_only.size();
+    ranks.append(std::move(d));
+  }
+  out["ranks"] = ranks;
+  const nlohmann::ordered_json summary = td::report::summary_json(r);
+  out["summary"] = json_to_python(summary);
+  if (r.first_divergence) {
+    const auto& f = *r.first_divergence;
+    py::dict d = json_to_python(summary["first_divergence"]);
+    d["label"] = f.label;
+    d["messages"] = f.messages;
+    d["tripped"] = f.tripped;
+    d["stack"] = f.stack;
+    d["min_cosine"] = f.min_cosine;
+    d["max_abs_err"] = f.max_abs_err;
+    d["max_rel_err"] = f.max_rel_err;
+    out["first_divergence"] = d;
+  } else {
+    out["first_divergence"] = py::none();
+  }
+  out["files"] = files;
+  return out;
+}
+
 }  // namespace
 
 void bind_files(py::module_& m) {
+  m.def("_compare_dumps", &compare_dumps, py::arg("npu"), py::arg("bench"), py::kw_only(), py::arg("mode") = "auto",
+        py::arg("compat") = "tensordiff", py::arg("fuzzy") = false, py::arg("data_map") = py::none(),
+        py::arg("cell_map") = py::none(), py::arg("api_map") = py::none(), py::arg("layer_map") = py::none(),
+        py::arg("legacy_result") = false, py::arg("workers") = 0u, py::arg("output") = py::none(),
+        py::arg("html") = false, py::arg("jsonl") = false, py::arg("progress") = py::none(),
+        "compare_dumps() without the pandas conversion (see tensordiff.compare_dumps).");
   m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("bf16") = false,
         "One tensor from a .npy, .npz, .pt or .safetensors file: PATH when the file holds one, PATH::KEY to pick an "
         "entry (see ls()). Returns a read-only numpy array over the file's memory map where the layout allows, or a "

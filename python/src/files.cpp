@@ -134,16 +134,47 @@ void register_formats() {
   (void)once;
 }
 
+/// The dump folder a path names (a folder with dump.json, or the dump.json
+/// itself), or nothing.
+std::optional<std::filesystem::path> dump_folder(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec) && (fs::is_regular_file(p / "dump.json", ec) || fs::is_regular_file(p / "debug.json", ec)))
+    return p;
+  const std::string name = p.filename().string();
+  if ((name == "dump.json" || name == "debug.json") && fs::is_regular_file(p, ec)) return p.parent_path();
+  return std::nullopt;
+}
+
+/// "DUMP::ITEM": the data file of a dump item by its table name
+/// ("Functional.linear.0.forward.input.0").
+td::Tensor load_dump_item(const std::filesystem::path& folder, const std::string& name, const td::io::LoadOptions& o) {
+  const td::io::DumpFile d = td::io::load_dump_folder(folder);
+  for (const auto& it : td::match::flatten(d)) {
+    if (it.name != name) continue;
+    if (it.data_name == "-1" || it.data_name.empty())
+      throw td::Error(td::ErrorCategory::invalid_argument,
+                      "item '" + name + "' has no data file (a " + d.task + "-mode dump keeps statistics only)",
+                      {d.path.string(), "", std::nullopt});
+    return td::io::load_one(d.data_path(it.data_name).string(), o).tensor;
+  }
+  throw td::Error(td::ErrorCategory::invalid_argument, "no item named '" + name + "' in the dump",
+                  {d.path.string(), "", std::nullopt});
+}
+
 py::object load(const std::string& spec, bool bf16) {
   register_formats();
   td::io::LoadOptions o;
   if (bf16) o.bf16 = td::io::Bf16Hint::bfloat16;
-  td::io::LoadedTensor t;
+  td::Tensor t;
   {
     py::gil_scoped_release nogil;
-    t = td::io::load_one(spec, o);
+    const auto [file, selector] = td::io::split_selector(spec);
+    const auto dump = selector ? dump_folder(file) : std::nullopt;
+    t = dump ? load_dump_item(*dump, *selector, o) : td::io::load_one(spec, o).tensor;
   }
-  return to_python(t.tensor);
+  return to_python(t);
 }
 
 py::list ls(const std::string& path) {
@@ -362,7 +393,8 @@ void bind_files(py::module_& m) {
         "compare_dumps() without the pandas conversion (see tensordiff.compare_dumps).");
   m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("bf16") = false,
         "One tensor from a .npy, .npz, .pt or .safetensors file: PATH when the file holds one, PATH::KEY to pick an "
-        "entry (see ls()). Returns a read-only numpy array over the file's memory map where the layout allows, or a "
+        "entry (see ls()), or DUMP::ITEM for a dump item's data file (DUMP: a folder with dump.json, or the "
+        "dump.json; ITEM: its name in the compare table, e.g. Functional.linear.0.forward.input.0). Returns a read-only numpy array over the file's memory map where the layout allows, or a "
         "torch tensor (through DLPack) for bfloat16. bf16=True reads npy's '<V2' as bfloat16.");
   m.def("ls", &ls, py::arg("path"), "The tensors of a file: path, dtype, shape, strides, storage and torch metadata, one dict each.");
 }

@@ -105,6 +105,67 @@ std::optional<td::DType> dlpack_dtype(DLDataType t) {
 
 [[noreturn]] void type_error(const std::string& s) { throw py::type_error(s); }
 
+/// Takes over a "dltensor" capsule: the view of its tensor, the tensor kept
+/// until `in` is released. `as_bool`: the bytes are torch bool seen as uint8.
+void consume_capsule(Input& in, const py::object& cap, const char* arg, bool as_bool) {
+  if (!PyCapsule_IsValid(cap.ptr(), "dltensor")) type_error(std::string(arg) + ": __dlpack__() did not return a DLPack capsule");
+  auto* mt = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
+  PyCapsule_SetName(cap.ptr(), "used_dltensor");  // consumed: the capsule no longer frees it, we do
+  in.dlpack = std::shared_ptr<void>(mt, [](void* p) {
+    auto* t = static_cast<DLManagedTensor*>(p);
+    if (t->deleter) t->deleter(t);
+  });
+  const DLTensor& t = mt->dl_tensor;
+  if (t.device.device_type != kDLCPU && t.device.device_type != kDLCUDAHost && t.device.device_type != kDLROCMHost)
+    type_error(std::string(arg) + ": the tensor lives on a " + device_name(t.device.device_type) + " device (DLPack device type " +
+               std::to_string(t.device.device_type) + ", id " + std::to_string(t.device.device_id) +
+               "); tensordiff's Python module reads host memory: move it with .cpu(), or compare on the device "
+               "with the C++ CUDA backend (tensordiff/backends/cuda.hpp)");
+  std::optional<td::DType> dt = dlpack_dtype(t.dtype);
+  if (!dt) {
+    const bool float8 = t.dtype.code >= 7 && t.dtype.code <= 13 && t.dtype.bits == 8;
+    type_error(std::string(arg) + ": " +
+               (float8 ? std::string("float8 (DLPack type code ") + std::to_string(t.dtype.code) +
+                             ") is not a tensordiff dtype yet; compare .float() copies"
+                       : "DLPack dtype (code " + std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) +
+                             " bits, " + std::to_string(t.dtype.lanes) + " lanes) is not a tensordiff dtype"));
+  }
+  if (as_bool && *dt == td::DType::uint8) dt = td::DType::boolean;
+  td::Shape shape(t.shape, t.shape + t.ndim);
+  td::Strides strides = t.strides ? td::Strides(t.strides, t.strides + t.ndim) : td::contiguous_strides(shape);
+  in.view = td::TensorView(static_cast<const std::byte*>(t.data) + t.byte_offset, *dt, std::move(shape), std::move(strides));
+}
+
+/// torch's own entry points, once torch is imported (never imported here).
+/// The fast path for torch tensors: torch._C._to_dlpack skips the Python-level
+/// checks of Tensor.__dlpack__ (requires_grad, which only matters for
+/// autograd; the device is checked on the capsule), a few microseconds a call.
+struct TorchApi {
+  py::object tensor, to_dlpack, bool_dtype, uint8_dtype, complex64, complex128;
+};
+const TorchApi* torch_api() {
+  static const TorchApi* api = nullptr;  // leaked: must outlive interpreter shutdown order
+  if (api) return api;
+  PyObject* torch = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");  // borrowed
+  if (!torch || !PyObject_HasAttrString(torch, "_C") || !PyObject_HasAttrString(torch, "Tensor")) return nullptr;
+  auto t = py::reinterpret_borrow<py::module_>(torch);
+  if (!py::hasattr(t.attr("_C"), "_to_dlpack")) return nullptr;
+  api = new TorchApi{t.attr("Tensor"), t.attr("_C").attr("_to_dlpack"), t.attr("bool"),
+                     t.attr("uint8"),  t.attr("complex64"),             t.attr("complex128")};
+  return api;
+}
+
+Input from_torch(py::handle obj, const TorchApi& api, const char* arg) {
+  Input in;
+  in.owner = py::reinterpret_borrow<py::object>(obj);
+  const py::object dtype = obj.attr("dtype");
+  // torch (1.13) refuses to export bool; its uint8 alias has the same bytes.
+  const bool as_bool = dtype.is(api.bool_dtype);
+  if (as_bool) in.owner = in.owner.attr("view")(api.uint8_dtype);
+  consume_capsule(in, api.to_dlpack(in.owner), arg, as_bool);
+  return in;
+}
+
 Input from_dlpack(py::handle obj, const char* arg) {
   Input in;
   in.owner = py::reinterpret_borrow<py::object>(obj);
@@ -120,34 +181,7 @@ Input from_dlpack(py::handle obj, const char* arg) {
   // shares the memory, so no copy happens either way.
   if (py::hasattr(obj, "requires_grad") && py::hasattr(obj, "detach") && obj.attr("requires_grad").cast<bool>())
     in.owner = obj.attr("detach")();
-  // torch (1.13) refuses to export bool; its uint8 alias has the same bytes.
-  const bool torch_bool = py::hasattr(obj, "dtype") && py::str(obj.attr("dtype")).cast<std::string>() == "torch.bool";
-  if (torch_bool) in.owner = in.owner.attr("view")(py::module_::import("torch").attr("uint8"));
-  py::object cap = in.owner.attr("__dlpack__")();
-  if (!PyCapsule_IsValid(cap.ptr(), "dltensor")) type_error(std::string(arg) + ": __dlpack__() did not return a DLPack capsule");
-  auto* mt = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
-  PyCapsule_SetName(cap.ptr(), "used_dltensor");  // consumed: the capsule no longer frees it, we do
-  in.dlpack = std::shared_ptr<void>(mt, [](void* p) {
-    auto* t = static_cast<DLManagedTensor*>(p);
-    if (t->deleter) t->deleter(t);
-  });
-  const DLTensor& t = mt->dl_tensor;
-  if (t.device.device_type != kDLCPU && t.device.device_type != kDLCUDAHost && t.device.device_type != kDLROCMHost)
-    type_error(std::string(arg) + ": the tensor lives on a " + device_name(t.device.device_type) +
-               " device; move it with .cpu(), or use the C++ CUDA backend (tensordiff/backends/cuda.hpp)");
-  std::optional<td::DType> dt = dlpack_dtype(t.dtype);
-  if (!dt) {
-    const bool float8 = t.dtype.code >= 7 && t.dtype.code <= 13 && t.dtype.bits == 8;
-    type_error(std::string(arg) + ": " +
-               (float8 ? std::string("float8 (DLPack type code ") + std::to_string(t.dtype.code) +
-                             ") is not a tensordiff dtype yet; compare .float() copies"
-                       : "DLPack dtype (code " + std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) +
-                             " bits, " + std::to_string(t.dtype.lanes) + " lanes) is not a tensordiff dtype"));
-  }
-  if (torch_bool && *dt == td::DType::uint8) dt = td::DType::boolean;
-  td::Shape shape(t.shape, t.shape + t.ndim);
-  td::Strides strides = t.strides ? td::Strides(t.strides, t.strides + t.ndim) : td::contiguous_strides(shape);
-  in.view = td::TensorView(static_cast<const std::byte*>(t.data) + t.byte_offset, *dt, std::move(shape), std::move(strides));
+  consume_capsule(in, in.owner.attr("__dlpack__")(), arg, false);
   return in;
 }
 
@@ -213,6 +247,11 @@ Input from_numpy(py::array arr, const char* arg) {
 
 Input as_input(py::handle obj, const char* arg) {
   if (py::isinstance<py::array>(obj)) return from_numpy(py::reinterpret_borrow<py::array>(obj), arg);
+  if (const TorchApi* torch = torch_api(); torch && PyObject_IsInstance(obj.ptr(), torch->tensor.ptr()) == 1) {
+    const py::object dtype = obj.attr("dtype");
+    if (!dtype.is(torch->complex64) && !dtype.is(torch->complex128))  // complex: __dlpack__ checks the conj bit
+      return from_torch(obj, *torch, arg);
+  }
   if (py::hasattr(obj, "__dlpack__")) return from_dlpack(obj, arg);
   py::module_ np = py::module_::import("numpy");
   py::object arr;

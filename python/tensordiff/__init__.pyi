@@ -107,8 +107,9 @@ def assert_close(actual: TensorLike, expected: TensorLike, *, standard: str = "t
 def set_threads(threads: int) -> None:
     """Size of the library's thread pool (0 = hardware threads)."""
 def load(path: Union[str, PathLike[str]], *, bf16: bool = False) -> Any:
-    """One tensor from .npy/.npz/.pt/.safetensors (PATH or PATH::KEY): a read-only numpy array over the
-    file's mapping, or a torch.bfloat16 tensor (a copy, through DLPack)."""
+    """One tensor from .npy/.npz/.pt/.safetensors (PATH or PATH::KEY) or a dump item (DUMP::ITEM, DUMP a
+    folder with dump.json): a read-only numpy array over the file's mapping, or a torch.bfloat16 tensor
+    (a copy, through DLPack)."""
 def ls(path: Union[str, PathLike[str]]) -> list[dict[str, Any]]:
     """The tensors of a file: path, dtype, shape, strides, byte order and storage metadata."""
 

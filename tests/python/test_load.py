@@ -193,3 +193,31 @@ def test_hostile_pt_raises_the_documented_exception(path):
     with pytest.raises(EXCEPTION_OF[m["category"]]) as e:
         td.ls(path)
     assert m["message"] in str(e.value) and os.path.basename(path) in str(e.value)
+
+
+def test_dump_items_by_name_equal_torch_load_of_their_data_file():
+    import ast
+
+    dump = os.path.join(DATA, "dumps", "mix_fp32_tensor_perturbed", "npu")
+    rank = os.path.join(dump, "step0", "rank0")
+    r = td.compare_dumps(dump, os.path.join(DATA, "dumps", "mix_fp32_tensor_perturbed", "bench"))
+    checked = 0
+    for row in r.records:
+        files = ast.literal_eval(row["Data_name"])
+        if files[0] in ("-1", "N/A") or not files[0].endswith(".pt"):
+            continue
+        want = torch.load(os.path.join(rank, "dump_tensor_data", files[0]), weights_only=True)
+        if not isinstance(want, torch.Tensor) or want.dtype == torch.bfloat16:
+            continue
+        for where in (rank, os.path.join(rank, "dump.json")):
+            np.testing.assert_array_equal(td.load(where + "::" + row["NPU Name"]), want.detach().numpy())
+        checked += 1
+        if checked == 5:
+            break
+    assert checked == 5
+    with pytest.raises(ValueError, match="no item named 'Nope.0'"):
+        td.load(rank + "::Nope.0")
+    stats = glob.glob(os.path.join(DATA, "dumps", "L0_fp32_statistics_perturbed", "npu", "step0", "rank*"))[0]
+    first = td.compare_dumps(stats, stats.replace("npu", "bench")).records[0]["NPU Name"]
+    with pytest.raises(ValueError, match="has no data file"):
+        td.load(stats + "::" + first)

@@ -238,3 +238,52 @@ def test_arrays_stay_alive_while_compared():
     del x
     gc.collect()
     assert td.summarize(view).sum == float(sum(range(2, 10)))
+
+
+class CtypesExporter:
+    """A minimal third-party DLPack producer (not torch): a DLManagedTensor
+    over a numpy array's memory, built with ctypes. Counts deleter calls."""
+
+    def __init__(self, array, code, bits, device=1):
+        import ctypes as C
+
+        class DLTensor(C.Structure):
+            _fields_ = [("data", C.c_void_p), ("device_type", C.c_int32), ("device_id", C.c_int32),
+                        ("ndim", C.c_int32), ("code", C.c_uint8), ("bits", C.c_uint8), ("lanes", C.c_uint16),
+                        ("shape", C.POINTER(C.c_int64)), ("strides", C.POINTER(C.c_int64)), ("byte_offset", C.c_uint64)]
+
+        class Managed(C.Structure):
+            pass
+
+        deleter_t = C.CFUNCTYPE(None, C.POINTER(Managed))
+        Managed._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", C.c_void_p), ("deleter", deleter_t)]
+        self.array, self.deleted, self.device = array, 0, device
+        self._shape = (C.c_int64 * array.ndim)(*array.shape)
+        self._strides = (C.c_int64 * array.ndim)(*[s // array.itemsize for s in array.strides])
+
+        def on_delete(_):
+            self.deleted += 1
+
+        self._deleter = deleter_t(on_delete)
+        self._managed = Managed(DLTensor(array.ctypes.data, device, 0, array.ndim, code, bits, 1,
+                                         self._shape, self._strides, 0), None, self._deleter)
+        self._new = C.pythonapi.PyCapsule_New
+        self._new.restype, self._new.argtypes = C.py_object, [C.c_void_p, C.c_char_p, C.c_void_p]
+        self._addr = C.addressof(self._managed)
+
+    def __dlpack__(self, stream=None):
+        return self._new(self._addr, b"dltensor", None)
+
+    def __dlpack_device__(self):
+        return (self.device, 0)
+
+
+def test_third_party_dlpack_producer_and_float8():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2]
+    e = CtypesExporter(a, code=2, bits=32)  # kDLFloat, 32 bits, strided
+    assert td.compare(e, a).max_abs_err == 0.0 and td.summarize(e).sum == float(a.sum())
+    assert e.deleted == 2  # each consumed capsule freed once, after use
+    f8 = CtypesExporter(np.zeros(4, np.uint8), code=10, bits=8)  # kDLFloat8_e4m3fn (DLPack 1.0)
+    with pytest.raises(TypeError, match="float8"):
+        td.summarize(f8)
+    assert f8.deleted == 1

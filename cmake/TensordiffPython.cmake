@@ -3,7 +3,9 @@
 # and the interpreter's headers (python3-dev) are found, for the main project
 # only, and not under TD_SANITIZE (a sanitized extension cannot be loaded by a
 # plain interpreter).
-if(NOT DEFINED TD_BUILD_PYTHON OR TD_BUILD_PYTHON)
+# A parent project that add_subdirectory()s tensordiff gets no Python lookup
+# (no cache entries of ours) unless it asks for the module.
+if((TD_MAIN_PROJECT AND NOT DEFINED TD_BUILD_PYTHON) OR TD_BUILD_PYTHON)
   # pybind11-dev, python3-numpy, python3-torch and python3-pytest belong to
   # Debian's interpreter; a pyenv/conda python3 earlier on PATH has none of
   # them. -DPython_EXECUTABLE=... picks another interpreter.

@@ -122,3 +122,28 @@ def test_plain_folders_and_bad_inputs(tmp_path):
     (bad / "dump.json").write_text('{"task": "tensor", "level": "L1", "data": {')
     with pytest.raises(td.FormatError, match="dump.json"):
         td.compare_dumps(tmp_path / "bad", tmp_path / "bad")
+
+
+@pytest.mark.skipif(not CLI, reason="the CLI is not built (TD_BUILD_EXAMPLES=OFF)")
+@pytest.mark.parametrize("matcher", ["fuzzy", "data_map"])
+def test_matchers_give_the_cli_table(tmp_path, matcher):
+    scenario = os.path.join(DUMPS, "mix_fp32_statistics_api_mismatch")
+    npu, bench = os.path.join(scenario, "npu"), os.path.join(scenario, "bench")
+    if matcher == "fuzzy":
+        kw, extra = {"fuzzy": True}, ["--fuzzy"]
+    else:  # map the first two NPU rows onto each other's bench rows, as msprobe -dm does
+        names = [r["NPU Name"] for r in td.compare_dumps(npu, bench).records[:2]]
+        yaml = tmp_path / "map.yaml"
+        yaml.write_text(f"{names[0]}: {names[1]}\n{names[1]}: {names[0]}\n")
+        kw, extra = {"data_map": yaml}, ["--data-map", str(yaml)]
+    tables, summary = cli_compare(npu, bench, tmp_path / "out", *extra)
+    r = td.compare_dumps(npu, bench, **kw)
+    assert r.summary == summary
+    if matcher == "data_map":
+        assert r.records[0]["Bench Name"] == names[1]
+    for table, rank in zip(tables, r.ranks):
+        with open(table, newline="") as f:
+            cells = list(csv.reader(f))
+        assert len(cells) - 1 == len(rank["rows"])
+        for line, row in zip(cells[1:], rank["rows"]):
+            assert all(csv_value_equal(t, row[k]) for t, k in zip(line, cells[0]))

@@ -711,6 +711,7 @@ TEST(DumpWriterErrors, MisuseIsReported) {
   TempDir tmp;
   io::DumpWriterOptions o;
   o.rank = 0;
+  o.level = "mix";
   io::DumpWriter w(tmp.path, o);
   iotest::expect_error([&] { w.api("Functional.linear", io::Direction::backward); }, {"no forward call"});
   iotest::expect_error([&] { w.api("bad/name"); }, {"without '/'"});
@@ -721,6 +722,11 @@ TEST(DumpWriterErrors, MisuseIsReported) {
   auto s = w.api("Torch.add");
   s.commit();
   iotest::expect_error([&] { s.input(1); }, {"committed"});
+  iotest::expect_error([&] { w.api("Torch.add", io::Direction::forward, 0); }, {"Torch.add.0.forward", "already recorded"});
+  w.module("fc", "Linear").commit();
+  w.parameters_grad("fc", "Linear", {});
+  iotest::expect_error([&] { w.parameters_grad("fc", "Linear", {}); }, {"already recorded"});
+  iotest::expect_error([&] { w.parameters_grad("fc2", "Linear", {}); }, {"before any forward"});
 }
 
 TEST(DumpWriterErrors, LevelFiltersScopes) {

@@ -43,6 +43,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -83,7 +84,9 @@ class DumpWriter;
 /// (an API at L0, a module at L1) accepts every call and records nothing.
 class CallScope {
  public:
+  /// Takes over an open call; `o` is left committed (empty).
   CallScope(CallScope&& o) noexcept { *this = std::move(o); }
+  /// Commits this scope's call (errors swallowed), then takes over `o`'s.
   CallScope& operator=(CallScope&& o) noexcept;
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;
@@ -182,6 +185,7 @@ class DumpWriter {
   std::map<std::thread::id, std::vector<std::string>> module_stack_;
   std::vector<std::pair<std::string, std::optional<std::string>>> module_nodes_;  // msprobe's module_node
   std::map<std::string, bool> module_node_seen_;
+  std::set<std::string> names_;  // every entry opened: a name is recorded once
   std::vector<std::pair<std::string, std::optional<std::string>>> construct_;
   std::map<std::string, std::size_t> construct_index_;
   std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> stacks_;  // (lines, names)
@@ -196,6 +200,10 @@ class DumpWriter {
 
 inline CallScope& CallScope::operator=(CallScope&& o) noexcept {
   if (this != &o) {
+    try {
+      commit();
+    } catch (...) {  // noexcept: as in the destructor
+    }
     writer_ = o.writer_;
     enabled_ = o.enabled_;
     is_module_ = o.is_module_;
@@ -403,6 +411,8 @@ inline CallScope DumpWriter::open(std::string base, bool is_module, Direction di
   }
   const char* d = dir == Direction::forward ? "forward" : "backward";
   s.name_ = is_module ? base + "." + d + "." + std::to_string(s.index_) : base + "." + std::to_string(s.index_) + "." + d;
+  if (s.enabled_ && !names_.insert(s.name_).second)  // its data files would be overwritten
+    throw Error(ErrorCategory::invalid_argument, "DumpWriter: " + s.name_ + " was already recorded");
   if (s.enabled_) {
     if (dir == Direction::forward) {
       s.body_["input_args"] = J::array();
@@ -465,6 +475,9 @@ inline void DumpWriter::parameters_grad(const std::string& path, const std::stri
     if (it == counters_.end() || it->second == 0)
       throw Error(ErrorCategory::invalid_argument, "DumpWriter: parameters_grad of " + base + " before any forward call");
     index = it->second - 1;
+    if (!names_.insert(base + ".parameters_grad." + std::to_string(index)).second)
+      throw Error(ErrorCategory::invalid_argument, "DumpWriter: parameters_grad of " + base + " was already recorded for call " +
+                                                       std::to_string(index));
   }
   const std::string name = base + ".parameters_grad." + std::to_string(index);
   J body = J::object();

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <tensordiff/io/detail/zip.hpp>
+#include <tensordiff/io/dump_from_folder.hpp>
 #include <tensordiff/io/dump_json.hpp>
 #include <tensordiff/io/dump_writer.hpp>
 #include <tensordiff/io/registry.hpp>
@@ -744,6 +745,38 @@ TEST(DumpWriterErrors, LevelFiltersScopes) {
   const io::DumpFile d = io::load_dump_folder(tmp.path / "step0" / "rank0");
   ASSERT_EQ(d.entries.size(), 1u);
   EXPECT_EQ(d.entries[0].name, "Module.fc.Linear.forward.0");
+}
+
+// `tensordiff dump`'s conversion: calls per op and execution, outputs by index, timestamp order.
+TEST(DumpFromFolder, OpsOutputsAndExecutions) {
+  TempDir src, dst;
+  std::vector<float> v{1, 2, 3, 4};
+  const auto t = td::TensorView::of(v.data(), {2, 2});
+  for (const char* f : {"a_MatMul.0.1700000000000002", "a_MatMul.1.1700000000000003", "a_Relu.0.1700000000000001",
+                        "a_Relu.0.1700000000000005", "plain", "odd.name.2.1700000000000004"})
+    io::save_npy((src.path / (std::string(f) + ".npy")).string(), t);
+  std::ofstream(src.path / "notes.txt") << "not a tensor";
+  io::DumpWriterOptions o;
+  o.rank = 0;
+  o.task = io::DumpTask::tensor;
+  fs::path dir;
+  {
+    io::DumpWriter w(dst.path, o);
+    dir = w.dir();
+    EXPECT_EQ(io::convert_tensor_folder(src.path, w), 5u);
+  }
+  const io::DumpFile d = io::load_dump_folder(dir);
+  std::vector<std::string> names;
+  for (const auto& e : d.entries) names.push_back(e.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Op.plain.0.forward", "Op.a_Relu.0.forward", "Op.a_MatMul.0.forward",
+                                             "Op.odd_name.0.forward", "Op.a_Relu.1.forward"}));
+  EXPECT_EQ(section(*entry(d, "Op.a_MatMul.0.forward"), "output")->children.size(), 2u);
+  const io::DumpNode& odd = *section(*entry(d, "Op.odd_name.0.forward"), "output");
+  ASSERT_EQ(odd.children.size(), 3u);
+  EXPECT_EQ(odd.children[0].second.leaf.kind, io::DumpLeaf::Kind::none);
+  EXPECT_EQ(odd.children[2].second.leaf.data_name, "Op.odd_name.0.forward.output.2.pt");
+  EXPECT_EQ(odd.children[2].second.leaf.max.real, 4.0);
+  EXPECT_EQ(io::parse_plain_file_name("model_dense_MatMul.0.1700000123463644").op, "model_dense_MatMul");
 }
 
 // Expected texts from Python 3.11: json.dumps(obj, indent=1).

@@ -747,6 +747,26 @@ TEST(DumpWriterErrors, LevelFiltersScopes) {
   EXPECT_EQ(d.entries[0].name, "Module.fc.Linear.forward.0");
 }
 
+// extra_info off (msprobe's "extra_info": false): no stack.json, no construct.json.
+TEST(DumpWriterErrors, ExtraInfoOffWritesOnlyDumpJson) {
+  TempDir tmp;
+  io::DumpWriterOptions o;
+  o.level = "mix";
+  o.extra_info = false;
+  fs::path dir;
+  {
+    io::DumpWriter w(tmp.path, o);
+    dir = w.dir();
+    auto m = w.module("fc", "Linear");
+    w.api("Torch.add").input(1).stack({"File a.py, line 1, in f, \n x"});
+  }
+  EXPECT_EQ(dir.filename().string(), "proc" + std::to_string(::getpid()));  // no rank: msprobe's proc{pid}
+  EXPECT_TRUE(fs::exists(dir / "dump.json"));
+  EXPECT_FALSE(fs::exists(dir / "stack.json"));
+  EXPECT_FALSE(fs::exists(dir / "construct.json"));
+  EXPECT_EQ(io::load_dump_folder(dir).entries.size(), 2u);
+}
+
 // `tensordiff dump`'s conversion: calls per op and execution, outputs by index, timestamp order.
 TEST(DumpFromFolder, OpsOutputsAndExecutions) {
   TempDir src, dst;

@@ -718,6 +718,16 @@ TEST(DumpWriterErrors, MisuseIsReported) {
   iotest::expect_error([&] { w.api("bad/name"); }, {"without '/'"});
   std::vector<std::uint16_t> u{1, 2};
   iotest::expect_error([&] { w.api("Torch.add").input(td::TensorView::of(u.data(), {2})); }, {"uint16"});
+  {
+    TempDir t2;
+    io::DumpWriterOptions ot;
+    ot.task = io::DumpTask::tensor;
+    io::DumpWriter wt(t2.path, ot);
+    std::vector<float> f{1};
+    iotest::expect_error([&] { wt.api("Torch.add").kwarg("../../escape", td::TensorView::of(f.data(), {1})); },
+                         {"path separator"});
+    EXPECT_FALSE(fs::exists(t2.path / "escape.pt"));
+  }
   o.level = "L3";
   iotest::expect_error([&] { io::DumpWriter bad(tmp.path, o); }, {"level"});
   auto s = w.api("Torch.add");

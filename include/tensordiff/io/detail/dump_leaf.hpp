@@ -185,6 +185,9 @@ inline nlohmann::ordered_json tensor_leaf(const DumpValue& v, const LeafSink& si
   if (sink.task == DumpTask::tensor) {
     std::string stem = sink.name_prefix;
     if (!sink.prefix_is_save_name && !suffix.empty()) stem += "." + suffix;
+    if (stem.find('/') != std::string::npos || stem.find('\\') != std::string::npos)
+      throw Error(ErrorCategory::invalid_argument,
+                  "DumpWriter: a key in \"" + stem + "\" has a path separator; data files must stay in dump_tensor_data/");
     const std::string file = stem + (sink.mindspore ? ".npy" : ".pt");
     if (sink.mindspore) {
       NpySaveOptions o;

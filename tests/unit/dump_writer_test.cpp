@@ -757,6 +757,34 @@ TEST(DumpWriterErrors, LevelFiltersScopes) {
   EXPECT_EQ(d.entries[0].name, "Module.fc.Linear.forward.0");
 }
 
+// A backward takes the number of the latest forward still without one (autograd runs in reverse).
+TEST(DumpWriterErrors, BackwardPairsWithForwardsInReverse) {
+  TempDir tmp;
+  io::DumpWriterOptions o;
+  o.level = "mix";
+  o.rank = 0;
+  std::vector<std::string> names;
+  {
+    io::DumpWriter w(tmp.path, o);
+    for (int i = 0; i < 2; ++i) {
+      auto m = w.module("fc", "Linear");
+      w.api("Functional.linear").input(i);
+    }
+    for (int i = 0; i < 2; ++i) {
+      auto m = w.module("fc", "Linear", io::Direction::backward);
+      auto a = w.api("Functional.linear", io::Direction::backward);
+      names.push_back(m.name());
+      names.push_back(a.name());
+    }
+    w.api("Functional.linear", io::Direction::backward, 5).commit();  // explicit number
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"Module.fc.Linear.backward.1", "Functional.linear.1.backward",
+                                             "Module.fc.Linear.backward.0", "Functional.linear.0.backward"}));
+  const io::DumpFile d = io::load_dump_folder(tmp.path / "step0" / "rank0");
+  EXPECT_EQ(d.construct->parent("Functional.linear.0.backward"), "Module.fc.Linear.backward.0");
+  EXPECT_TRUE(entry(d, "Functional.linear.5.backward"));
+}
+
 // extra_info off (msprobe's "extra_info": false): no stack.json, no construct.json.
 TEST(DumpWriterErrors, ExtraInfoOffWritesOnlyDumpJson) {
   TempDir tmp;

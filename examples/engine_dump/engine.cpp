@@ -4,7 +4,7 @@
 // torch model (torch_reference.py), so `tensordiff compare` or `msprobe
 // compare` pairs the two dumps.
 //
-//   engine_dump OUT [--dtype float32|bfloat16] [--task tensor|statistics|md5] [--inject]
+//   engine_dump OUT [--dtype float32|bfloat16] [--task tensor|statistics|md5] [--framework pytorch|mindspore] [--inject]
 //
 // Weights and inputs are small multiples of 1/8 so that every product and sum
 // of fc1 is exact in both dtypes and both programs agree bit for bit; --inject
@@ -114,7 +114,8 @@ template <class T> void run(io::DumpWriter& w, bool inject) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: engine_dump OUT [--dtype float32|bfloat16] [--task tensor|statistics|md5] [--inject]\n");
+    std::fprintf(stderr, "usage: engine_dump OUT [--dtype float32|bfloat16] [--task tensor|statistics|md5] "
+                         "[--framework pytorch|mindspore] [--inject]\n");
     return 2;
   }
   io::DumpWriterOptions o;
@@ -126,6 +127,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--inject") inject = true;
     else if (a == "--dtype" && i + 1 < argc) bf16 = std::string(argv[++i]) == "bfloat16";
+    else if (a == "--framework" && i + 1 < argc) o.framework = argv[++i];
     else if (a == "--task" && i + 1 < argc) {
       const std::string t = argv[++i];
       o.task = t == "md5" ? io::DumpTask::md5 : t == "statistics" ? io::DumpTask::statistics : io::DumpTask::tensor;

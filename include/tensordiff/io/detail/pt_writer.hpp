@@ -148,7 +148,9 @@ inline std::string stored_zip(const std::vector<std::pair<std::string, std::stri
     le16(s, v & 0xFFFF);
     le16(s, v >> 16);
   };
-  for (const auto& [name, data] : members) {
+  for (const auto& member : members) {
+    const std::string& name = member.first;  // not a structured binding: C++17 lambdas cannot capture those
+    const std::string& data = member.second;
     if (data.size() >= 0xFFFFFFFFull || out.size() >= 0xFFFFFFFFull)
       throw Error(ErrorCategory::unsupported, "a .pt member over 4 GiB needs ZIP64, which this writer does not emit");
     const std::uint32_t crc = crc32(data.data(), data.size());

@@ -287,3 +287,33 @@ def test_third_party_dlpack_producer_and_float8():
     with pytest.raises(TypeError, match="float8"):
         td.summarize(f8)
     assert f8.deleted == 1
+
+
+def test_the_gil_is_released_during_compare():
+    """With a 100 s switch interval the comparing thread keeps the GIL unless
+    compare() gives it up: the main thread can count only while it does."""
+    import sys
+    import time
+
+    a = np.random.default_rng(9).standard_normal(4_000_000)
+    seen_during = []
+    count = [0]
+    done = threading.Event()
+
+    def work():
+        td.compare(a, a[::-1], threads=1)
+        seen_during.append(count[0])  # read before `done`: what main counted while compare ran
+        done.set()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(100)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        while not done.is_set():
+            count[0] += 1
+            time.sleep(0)  # lets the worker take the GIL back once compare returns
+        t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert seen_during[0] > 0

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import subprocess
+import threading
 
 import pandas
 import pytest
@@ -89,10 +90,16 @@ def test_multirank_rows_name_their_rank():
 def test_progress_output_and_callback_errors(tmp_path):
     npu = os.path.join(DUMPS, "mix_fp32_tensor_perturbed", "npu")
     bench = os.path.join(DUMPS, "mix_fp32_tensor_perturbed", "bench")
-    calls = []
-    r = td.compare_dumps(npu, bench, output=tmp_path / "out", html=True,
-                         progress=lambda done, total: calls.append((done, total)))
+    calls, threads = [], set()
+
+    def progress(done, total):
+        calls.append((done, total))
+        threads.add(threading.get_ident())
+
+    r = td.compare_dumps(npu, bench, output=tmp_path / "out", html=True, workers=2, progress=progress)
     assert calls and max(d for d, _ in calls) == calls[0][1] == len(r.records)
+    # called from the worker threads, which can take the GIL: compare_dumps released it
+    assert threading.get_ident() not in threads
     names = {os.path.basename(f) for f in r.files}
     assert {"summary.json", "report.html"} <= names and any(n.startswith("compare_result") for n in names)
     with open(tmp_path / "out" / "summary.json") as f:

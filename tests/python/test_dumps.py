@@ -154,3 +154,17 @@ def test_matchers_give_the_cli_table(tmp_path, matcher):
         assert len(cells) - 1 == len(rank["rows"])
         for line, row in zip(cells[1:], rank["rows"]):
             assert all(csv_value_equal(t, row[k]) for t, k in zip(line, cells[0]))
+
+
+@pytest.mark.skipif(not CLI, reason="the CLI is not built (TD_BUILD_EXAMPLES=OFF)")
+def test_output_files_equal_the_cli_files(tmp_path):
+    npu = os.path.join(DUMPS, "multirank_fp32_statistics", "npu")
+    bench = os.path.join(DUMPS, "multirank_fp32_statistics", "bench")
+    cli_tables, _ = cli_compare(npu, bench, tmp_path / "cli", "--jsonl")
+    r = td.compare_dumps(npu, bench, output=tmp_path / "py", jsonl=True)
+    ours = sorted(f for f in r.files if f.endswith(".csv") and not f.endswith("_bench_only.csv"))
+    assert len(ours) == len(cli_tables) > 1
+    for a, b in zip(ours, cli_tables):
+        assert open(a, "rb").read() == open(b, "rb").read()
+        assert open(a[:-4] + ".jsonl", "rb").read() == open(b[:-4] + ".jsonl", "rb").read()
+    assert open(tmp_path / "py" / "summary.json", "rb").read() == open(tmp_path / "cli" / "summary.json", "rb").read()

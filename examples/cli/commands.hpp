@@ -7,13 +7,22 @@
 
 namespace cli {
 
+/// How tensor files given on the command line are read (stat, ls, diff).
+struct ReadArgs {
+  std::string as;            ///< "" or "bfloat16": what an npy `<V2` (2-byte void) holds
+  bool no_crc_check = false;  ///< skip the zip members' CRC-32 check
+  bool allow_opaque = false;  ///< show unsupported dtypes (float8, `<V2`) as raw unsigned words
+};
+
 struct StatArgs {
   std::string file;
   bool json = false;
+  ReadArgs read;
 };
 
 struct LsArgs {
   std::string file;
+  ReadArgs read;
 };
 
 struct DiffArgs {
@@ -24,6 +33,7 @@ struct DiffArgs {
   std::string save_diff;
   bool strict = false;
   std::string target;  ///< forced SIMD target (Highway), "" = best
+  ReadArgs read;
 };
 
 struct CompareArgs {
@@ -39,6 +49,7 @@ struct CompareArgs {
   unsigned jobs = 0;
   bool strict = false;
   bool quiet = false;
+  bool follow_symlinks = false;  ///< allow data files that resolve outside their dump folder
 };
 
 struct OverflowArgs {

@@ -99,7 +99,8 @@ class PtWalker {
         // one long key) millions of times: bound what the caller receives.
         if (leaves_.size() >= max_tensors_)
           throw Error(ErrorCategory::security,
-                      "more than " + std::to_string(max_tensors_) + " tensors (shared references repeat them; limit max_tensors)",
+                      "the object expands to more than " + std::to_string(max_tensors_) +
+                          " tensors (shared references repeat them; limit max_tensors)",
                       ErrorContext{file_, "data.pkl", std::nullopt});
         path_bytes_ += path.size();
         if (path_bytes_ > max_path_bytes_)

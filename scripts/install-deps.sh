@@ -11,6 +11,7 @@ packages=(
   libhwy-dev libxsimd-dev libeigen3-dev         # SIMD kernels
   nlohmann-json3-dev libyaml-cpp-dev            # dump.json, mapping files
   libcli11-dev zlib1g-dev                       # CLI, deflated .npz
+  python3 python3-numpy                         # td_cli_hostile: tests/data/generate_hostile.py
   "$@"
 )
 

@@ -605,18 +605,57 @@ inline StackInfo parse_stack_json(const std::string& text, const std::string& fi
 
 /// Parses construct.json: `{node: parent or null}`.
 inline ConstructInfo parse_construct_json(const std::string& text, const std::string& file, const DumpLimits& limits = {}) {
-  const ordered_json root = detail::parse_python_json(text, file, limits.max_depth);
-  detail::DumpParser p{file};
-  if (!root.is_object()) p.fail("", std::string("expected an object at the top level, got ") + root.type_name());
+  detail::check_json_depth(text, file, limits.max_depth);
   ConstructInfo c;
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    std::optional<std::string> parent;
-    if (it.value().is_string()) parent = it.value().get<std::string>();
-    else if (!it.value().is_null())
-      p.fail("/" + detail::json_pointer_escape(it.key()), std::string("expected a string or null, got ") + it.value().type_name());
-    c.index[it.key()] = c.nodes.size();
-    c.nodes.emplace_back(it.key(), std::move(parent));
-  }
+  // Read with SAX straight into nodes/index: an ordered_json object finds
+  // keys by linear search, which made a 50,000-node file take a minute.
+  struct Sax : nlohmann::json_sax<nlohmann::json> {
+    ConstructInfo& c;
+    const std::string& file;
+    int depth = 0;
+    std::string current;  ///< the key being read
+    Sax(ConstructInfo& ci, const std::string& f) : c(ci), file(f) {}
+    [[noreturn]] void fail(const std::string& got) const {
+      throw Error(ErrorCategory::format,
+                  depth == 0 ? "expected an object at the top level, got " + got : "expected a string or null, got " + got,
+                  {file, depth == 0 ? "/" : "/" + detail::json_pointer_escape(current), std::nullopt});
+    }
+    bool put(std::optional<std::string> parent) {
+      if (depth != 1) fail(parent ? "string" : "null");
+      auto [it, fresh] = c.index.emplace(current, c.nodes.size());
+      if (fresh) c.nodes.emplace_back(current, std::move(parent));
+      else c.nodes[it->second].second = std::move(parent);  // as json.load: the last value, the first position
+      return true;
+    }
+    bool null() override { return put(std::nullopt); }
+    bool boolean(bool) override { fail("boolean"); }
+    bool number_integer(number_integer_t) override { fail("number"); }
+    bool number_unsigned(number_unsigned_t) override { fail("number"); }
+    bool number_float(number_float_t, const string_t&) override { fail("number"); }
+    bool string(string_t& v) override { return put(v); }
+    bool binary(binary_t&) override { fail("binary"); }
+    bool start_object(std::size_t) override {
+      if (depth++ != 0) fail("object");
+      return true;
+    }
+    bool key(string_t& k) override {
+      current = k;
+      return true;
+    }
+    bool end_object() override {
+      --depth;
+      return true;
+    }
+    bool start_array(std::size_t) override { fail("array"); }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
+      std::string what = ex.what();
+      const auto at = what.find("parse error");
+      throw Error(ErrorCategory::format, "malformed JSON: " + (at == std::string::npos ? what : what.substr(at)),
+                  {file, "", static_cast<std::uint64_t>(pos > 0 ? pos - 1 : 0)});
+    }
+  } sax(c, file);
+  nlohmann::json::sax_parse(text, &sax);
   // Depths and cycles in one pass: each node is walked up once (O(n log n)
   // with the map); meeting a node of the current walk is a cycle.
   constexpr std::size_t unknown = SIZE_MAX, on_path = SIZE_MAX - 1;

@@ -285,6 +285,11 @@ inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest&
     for (auto& m : r.metrics) m = Metric::none(MetricStatus::unsupported);
     r.compare_messages.push_back(std::string("Cannot compare: ") + e.reason());
     return;
+  } catch (const std::bad_alloc&) {  // never a bare bad_alloc, never an exception out of a worker thread
+    for (auto& m : r.metrics) m = Metric::none(MetricStatus::unsupported);
+    r.data_file_error = path + ": out of memory comparing this pair";  // the row must not pass
+    r.compare_messages.push_back("Cannot compare: out of memory");
+    return;
   }
   r.compared = true;
   r.validation = c.validation;

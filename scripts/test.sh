@@ -9,7 +9,7 @@ build=${1:-build}
 shift || true
 scripts/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTD_BUILD_TESTS=ON "$@" >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTD_BUILD_TESTS=ON "$@" >/dev/null
 cmake --build "$build" -j "$jobs"
 # shellcheck disable=SC2086
 ctest --test-dir "$build" -j "$jobs" --output-on-failure ${TD_CTEST_ARGS:-}

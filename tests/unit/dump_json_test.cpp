@@ -327,3 +327,27 @@ TEST(DumpJsonHostile, OnlyRegularFilesAreRead) {
   e = what_of([&] { td::io::detail::read_text_file(t.path / "big.json", 10); });
   EXPECT_NE(e.find("exceeds the limit of 10 bytes"), std::string::npos) << e;
 }
+
+// The linear-time builder must give exactly what nlohmann's own DOM parser
+// gives (and Python's json.load: a duplicate key keeps its first position and
+// takes the last value), for small objects (scan) and large ones (hashed).
+TEST(DumpJson, LinearBuilderEqualsDomParser) {
+  for (const int n : {3, 31, 32, 33, 500}) {
+    std::string text = "{\"data\": {";
+    for (int i = 0; i < n; ++i) {
+      if (i) text += ", ";
+      const int key = (i * 7) % (n / 2 + 1);  // repeats every key about twice, out of order
+      text += "\"k" + std::to_string(key) + "\": ";
+      text += i % 3 == 0 ? "[1, {\"a\": " + std::to_string(i) + ", \"a\": null}, []]"
+                         : i % 3 == 1 ? "{\"x\": " + std::to_string(i) + ".5}" : std::to_string(i);
+    }
+    text += "}, \"z\": NaN, \"data\": {\"last\": true, \"last\": false}}";
+    std::vector<std::pair<std::size_t, long>> shifts;
+    const auto expected = nlohmann::ordered_json::parse(td::io::detail::rewrite_python_literals(text, shifts));
+    const auto got = td::io::detail::parse_python_json(text, "dup.json");
+    EXPECT_EQ(got.dump(), expected.dump()) << "n=" << n;
+  }
+  const auto err = error_of([] { td::io::detail::parse_python_json("{\"a\": [1, 2,, 3]}", "bad.json"); });
+  EXPECT_NE(std::string(err.what()).find("malformed JSON"), std::string::npos) << err.what();
+  EXPECT_NE(std::string(err.what()).find("bad.json"), std::string::npos) << err.what();
+}

@@ -19,23 +19,39 @@ TD_NAMESPACE_BEGIN
 /// are undefined on complex data and silently taking |z| or Re(z) would hide a
 /// real difference. Compare `real`/`imag` views explicitly instead.
 enum class DType : std::uint8_t {
+  /// bool, one byte per element (any non-zero byte is true).
   boolean,
+  /// Signed 8-bit integer.
   int8,
+  /// Unsigned 8-bit integer.
   uint8,
+  /// Signed 16-bit integer.
   int16,
+  /// Unsigned 16-bit integer.
   uint16,
+  /// Signed 32-bit integer.
   int32,
+  /// Unsigned 32-bit integer.
   uint32,
+  /// Signed 64-bit integer (compared exactly, also beyond 2^53).
   int64,
+  /// Unsigned 64-bit integer (compared exactly, also beyond 2^53).
   uint64,
+  /// IEEE binary16 (tensordiff::float16).
   float16,
+  /// Brain float 16 (tensordiff::bfloat16).
   bfloat16,
+  /// IEEE binary32 (float).
   float32,
+  /// IEEE binary64 (double).
   float64,
+  /// Two float32: real, imaginary (readable, not comparable).
   complex64,
+  /// Two float64: real, imaginary (readable, not comparable).
   complex128,
 };
 
+/// Every DType, in declaration order: for loops and tests that cover each element type.
 inline constexpr DType all_dtypes[] = {
     DType::boolean, DType::int8,    DType::uint8,    DType::int16,   DType::uint16,
     DType::int32,   DType::uint32,  DType::int64,    DType::uint64,  DType::float16,
@@ -63,6 +79,8 @@ constexpr const char* dtype_name(DType t) noexcept {
   return "?";
 }
 
+/// Bytes per element: 1 for bool (stored as one byte, as numpy and PyTorch do) up to 16 for
+/// complex128.
 constexpr std::size_t dtype_size(DType t) noexcept {
   switch (t) {
     case DType::boolean:
@@ -84,21 +102,27 @@ constexpr std::size_t dtype_size(DType t) noexcept {
   return 0;
 }
 
+/// True for the real floating-point types float16, bfloat16, float32 and float64 (not complex).
 constexpr bool is_floating(DType t) noexcept {
   return t == DType::float16 || t == DType::bfloat16 || t == DType::float32 || t == DType::float64;
 }
+/// True for complex64 and complex128.
 constexpr bool is_complex(DType t) noexcept {
   return t == DType::complex64 || t == DType::complex128;
 }
+/// True for bool and the signed and unsigned integers: compared exactly, never with a relative
+/// tolerance's float rounding in mind.
 constexpr bool is_integral(DType t) noexcept {  // bool counts as integral
   return !is_floating(t) && !is_complex(t);
 }
+/// True for int8, int16, int32 and int64 (bool is not signed).
 constexpr bool is_signed_integer(DType t) noexcept {
   return t == DType::int8 || t == DType::int16 || t == DType::int32 || t == DType::int64;
 }
 
 /// C++ storage type of a DType, and back.
 template <DType T> struct dtype_traits;
+/// Defines dtype_traits<DType::TAG>::type = TYPE (undefined again after the 15 uses).
 #define TD_DTYPE_TRAIT(TAG, TYPE)                          \
   template <> struct dtype_traits<DType::TAG> {            \
     using type = TYPE;                                     \
@@ -120,8 +144,12 @@ TD_DTYPE_TRAIT(complex64, std::complex<float>)
 TD_DTYPE_TRAIT(complex128, std::complex<double>)
 #undef TD_DTYPE_TRAIT
 
+/// The C++ type of a DType: dtype_type_t<DType::float32> is float, <DType::bfloat16> is
+/// tensordiff::bfloat16, <DType::boolean> is bool (kernels read it as bool8 instead).
 template <DType T> using dtype_type_t = typename dtype_traits<T>::type;
 
+/// The DType of a C++ element type, the inverse of dtype_type_t (dtype_of<float>() is
+/// DType::float32). A type without a DType fails to compile.
 template <class T> constexpr DType dtype_of() noexcept {
   if constexpr (std::is_same_v<T, bool>) return DType::boolean;
   else if constexpr (std::is_same_v<T, std::int8_t>) return DType::int8;

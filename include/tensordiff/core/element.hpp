@@ -11,6 +11,7 @@ TD_NAMESPACE_BEGIN
 /// Storage of DType::boolean inside kernels. Any non-zero byte is true; read as
 /// a byte so a file holding 2 in a bool tensor is not undefined behaviour.
 struct bool8 {
+  /// The stored byte: 0 is false, anything else true.
   std::uint8_t bits;
 };
 

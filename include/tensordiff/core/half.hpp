@@ -84,41 +84,62 @@ TD_HOST_DEVICE inline float bf16_bits_to_f32(std::uint16_t b) {
 
 /// IEEE 754 binary16 ("half", torch.float16, numpy float16).
 struct float16 {
+  /// The raw bit pattern (sign, exponent, mantissa), as stored in files and device memory.
   std::uint16_t bits;
 
+  /// Uninitialised, like a built-in float (keeps the type trivial, so arrays of it can be memcpy'd).
   float16() = default;
+  /// Rounds `f` to the nearest float16, ties to even: overflow gives ±inf, NaN stays NaN.
   TD_HOST_DEVICE explicit float16(float f) : bits(detail::f32_to_f16_bits(f)) {}
+  /// The value whose bit pattern is `b` (no rounding: every pattern, NaNs included, is kept).
   TD_HOST_DEVICE static constexpr float16 from_bits(std::uint16_t b) {
     float16 h{};
     h.bits = b;
     return h;
   }
+  /// The exact value as float (every float16 is representable; NaN payload kept).
   TD_HOST_DEVICE explicit operator float() const { return detail::f16_bits_to_f32(bits); }
+  /// The exact value as double (via float, which is exact).
   TD_HOST_DEVICE explicit operator double() const { return detail::f16_bits_to_f32(bits); }
 };
 
 /// Brain float 16 (torch.bfloat16): the upper half of a binary32.
 struct bfloat16 {
+  /// The raw bit pattern (sign, exponent, mantissa), as stored in files and device memory.
   std::uint16_t bits;
 
+  /// Uninitialised, like a built-in float (keeps the type trivial, so arrays of it can be memcpy'd).
   bfloat16() = default;
+  /// Rounds `f` to the nearest bfloat16, ties to even: overflow gives ±inf, NaN stays NaN.
   TD_HOST_DEVICE explicit bfloat16(float f) : bits(detail::f32_to_bf16_bits(f)) {}
+  /// The value whose bit pattern is `b` (no rounding: every pattern, NaNs included, is kept).
   TD_HOST_DEVICE static constexpr bfloat16 from_bits(std::uint16_t b) {
     bfloat16 h{};
     h.bits = b;
     return h;
   }
+  /// The exact value as float (every bfloat16 is representable; NaN payload kept).
   TD_HOST_DEVICE explicit operator float() const { return detail::bf16_bits_to_f32(bits); }
+  /// The exact value as double (via float, which is exact).
   TD_HOST_DEVICE explicit operator double() const { return detail::bf16_bits_to_f32(bits); }
 };
 
 static_assert(sizeof(float16) == 2 && sizeof(bfloat16) == 2, "16-bit types must be packed");
 
+/// \name Range limits of the 16-bit types
 /// Largest finite values, and the smallest magnitudes that round to infinity
 /// when a wider float is narrowed (used by the overflow flags of summarize()).
+/// A value v with |v| >= *_overflow_threshold becomes ±inf in that type; between
+/// *_max and the threshold it still rounds down to *_max.
+///@{
+/// Largest finite float16: (2 - 2^-10) * 2^15 = 65504 (0x7bff).
 inline constexpr double float16_max = 65504.0;
+/// Smallest magnitude that rounds to float16 infinity: 65504 + half an ulp (2^4) = 65520.
 inline constexpr double float16_overflow_threshold = 65520.0;
+/// Largest finite bfloat16: (2 - 2^-7) * 2^127 (0x7f7f).
 inline constexpr double bfloat16_max = 3.3895313892515355e38;          // 0x7f7f
+/// Smallest magnitude that rounds to bfloat16 infinity: bfloat16_max + half an ulp (2^119).
 inline constexpr double bfloat16_overflow_threshold = 3.39617752923046e38;  // 0x1.ffp+127 = 0x7f7f8000 as f32
+///@}
 
 TD_NAMESPACE_END

@@ -15,7 +15,8 @@ TD_NAMESPACE_BEGIN
 using Shape = std::vector<std::int64_t>;  ///< extents, outermost first
 using Strides = std::vector<std::int64_t>;  ///< in elements, not bytes; 0 and negatives allowed
 
-/// Byte order of the elements of a view (files may hold either).
+/// Byte order of the elements of a view (files may hold either): `little` (x86, ARM, every
+/// file tensordiff writes) or `big` (e.g. a '>f4' npy); native_byte_order is the host's.
 enum class ByteOrder : std::uint8_t { little, big };
 
 /// The byte order of this machine.

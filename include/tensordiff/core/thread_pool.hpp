@@ -31,6 +31,8 @@ inline unsigned hardware_threads() noexcept {
 /// thread and runs everything inline; ThreadPool(0) uses hardware_threads().
 class ThreadPool {
  public:
+  /// Starts `threads` - 1 workers (the caller is the last thread); 0 means hardware_threads().
+  /// Workers wait for work and live until the pool is destroyed, which joins them.
   explicit ThreadPool(unsigned threads = 0) {
     const unsigned n = threads ? threads : hardware_threads();
     for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this] { run(); });

@@ -8,10 +8,11 @@ TD_NAMESPACE_BEGIN
 
 /// A type carried as a value, so generic lambdas can receive it.
 template <class T> struct type_tag {
+  /// The carried type T; a generic lambda taking `auto tag` names it as decltype(tag)'s member `type`.
   using type = T;
 };
 
-/// Calls f(type_tag<S>{}) with the kernel storage type S of a real (non-complex)
+/// Calls `f(type_tag<S>{})` with the kernel storage type S of a real (non-complex)
 /// dtype: bool8 for bool, float16/bfloat16 structs, fundamental types otherwise.
 /// Complex dtypes throw Error{unsupported} naming `what`.
 template <class F> decltype(auto) visit_real_dtype(DType t, F&& f, const char* what = "this operation") {
@@ -36,7 +37,7 @@ template <class F> decltype(auto) visit_real_dtype(DType t, F&& f, const char* w
                                               " (compare real and imaginary parts as separate views)");
 }
 
-/// Typed call for every supported pair: f(type_tag<SA>{}, type_tag<SB>{}).
+/// Typed call for every supported pair: `f(type_tag<SA>{}, type_tag<SB>{})`.
 /// All 13 × 13 pairs are instantiated, so mixed pairs (bf16 vs f32) compare
 /// without rounding either side.
 template <class F> decltype(auto) visit_real_dtypes(DType a, DType b, F&& f, const char* what = "this operation") {

@@ -26,23 +26,33 @@
 #include "../core/error.hpp"
 #include "../core/tensor_view.hpp"
 #include "../core/pyformat.hpp"
+#include "detail/json_builder.hpp"
 #include "mapped_file.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace io {
 
+/// nlohmann's JSON value that keeps object keys in file order (msprobe's output follows the
+/// order of dump.json, as Python dicts do).
 using ordered_json = nlohmann::ordered_json;
 
 /// A JSON scalar as msprobe's Python code sees it after json.load.
 struct JsonScalar {
+  /// Python's type after json.load: None, bool, int, float, str, or a list / dict (composite).
   enum class Kind : std::uint8_t { null, boolean, integer, real, string, composite };
+  /// Which of the fields below holds the value.
   Kind kind = Kind::null;
+  /// The value when kind == boolean.
   bool boolean = false;
+  /// The value when kind == integer (JSON integers beyond int64 are read as real).
   std::int64_t integer = 0;
+  /// The value when kind == real; NaN / Infinity / -Infinity literals included.
   double real = 0;
   std::string text;  ///< the string (string) or Python str() of a list/dict (composite)
 
+  /// JSON null, or the key was absent (Python's None).
   bool is_null() const noexcept { return kind == Kind::null; }
+  /// An integer or a real (not bool, unlike Python's isinstance(v, int)).
   bool is_number() const noexcept { return kind == Kind::integer || kind == Kind::real; }
   /// The numeric value (bool as 0/1); nullopt for null, strings, composites.
   std::optional<double> as_double() const {
@@ -67,6 +77,7 @@ struct JsonScalar {
     }
     return "<class 'NoneType'>";
   }
+  /// A real scalar holding `v`.
   static JsonScalar of_real(double v) {
     JsonScalar s;
     s.kind = Kind::real;
@@ -77,13 +88,20 @@ struct JsonScalar {
 
 /// One leaf of an entry: a tensor, a non-tensor value, or null (None).
 struct DumpLeaf {
+  /// tensor: the leaf has a "dtype" key; value: a non-tensor (int, slice, ...); none: JSON null.
   enum class Kind : std::uint8_t { tensor, value, none };
+  /// What the leaf is (a "dtype" key makes it a tensor, as in msprobe).
   Kind kind = Kind::none;
   std::string type;   ///< "torch.Tensor", "mindspore.Tensor", "int", "slice", ...
   std::string dtype;  ///< the dtype string as dumped ("torch.float32", "Float32"); empty if absent
+  /// The leaf has a "dtype" key (even a null one), which makes it a tensor.
   bool has_dtype = false;
   std::optional<Shape> shape;  ///< tensor shape when it is a list of integers
+  ///@{
+  /// The dumped statistics "Max", "Min", "Mean", "Norm" (L2 norm) of a tensor, null when
+  /// absent; a non-tensor leaf repeats its value in all four, as msprobe's compare reads it.
   JsonScalar max, min, mean, norm;
+  ///@}
   JsonScalar requires_grad;  ///< bool, or null when absent (MindSpore)
   std::string data_name;     ///< file name in dump_tensor_data/; empty when none
   std::optional<std::string> md5;  ///< msprobe's "md5" (CRC-32 hex) when dumped
@@ -93,9 +111,13 @@ struct DumpLeaf {
 
 /// A node of an argument tree: a leaf, a list or a dict (children in file order).
 struct DumpNode {
+  /// leaf: JSON null or an object with a string "type" key; list: an array; dict: any other object.
   enum class Kind : std::uint8_t { leaf, list, dict };
+  /// Which of `leaf` and `children` is used.
   Kind kind = Kind::leaf;
+  /// The leaf, when kind == leaf.
   DumpLeaf leaf;
+  /// The elements of a list (keys "0", "1", ...) or the items of a dict, in file order.
   std::vector<std::pair<std::string, DumpNode>> children;
 };
 
@@ -106,14 +128,20 @@ struct DumpEntry {
   /// input_kwargs, input, output, parameters. For a parameters_grad entry the
   /// keys are the parameter names.
   std::vector<std::pair<std::string, DumpNode>> sections;
+  /// The name has a `parameters_grad` field ("Module.fc.Linear.parameters_grad"): the
+  /// sections are the module's parameter gradients.
   bool is_parameters_grad = false;
   std::string pointer;  ///< "/data/<name>"
 };
 
 /// stack.json: entry name → call-stack lines.
 struct StackInfo {
+  /// Each entry name with its stack lines (both formats resolved to one map).
   std::map<std::string, std::vector<std::string>> by_name;
+  /// The file used the newer `{"0": [[names], [lines]]}` layout, which shares one stack among
+  /// several names.
   bool new_format = false;
+  /// The stack of an entry, or null when stack.json does not list it.
   const std::vector<std::string>* find(const std::string& name) const {
     auto it = by_name.find(name);
     return it == by_name.end() ? nullptr : &it->second;
@@ -123,9 +151,12 @@ struct StackInfo {
 /// construct.json: node → parent module (nullopt for roots), in file order.
 /// Parent cycles are refused when it is parsed, so every chain ends.
 struct ConstructInfo {
+  /// Every node with its parent (nullopt for a root), in file order.
   std::vector<std::pair<std::string, std::optional<std::string>>> nodes;
+  /// Position of each node in `nodes`.
   std::map<std::string, std::size_t> index;
   std::vector<std::size_t> depths;  ///< per node: how many parent links lead up from it
+  /// The parent of `node`; nullopt for a root or a node construct.json does not list.
   std::optional<std::string> parent(const std::string& node) const {
     auto it = index.find(node);
     return it == index.end() ? std::nullopt : nodes[it->second].second;
@@ -150,15 +181,21 @@ struct DumpFile {
   std::filesystem::path path;  ///< dump.json (or debug.json)
   std::filesystem::path dir;   ///< its folder
   std::string task;            ///< "tensor" or "statistics"
+  /// The dump level: "L0" (modules), "L1" (APIs), "mix", "L2" (kernels) or "debug".
   std::string level;
   std::string framework = "pytorch";  ///< missing → pytorch, as msprobe
+  /// "dump_data_dir" as recorded at dump time (an absolute path on the dumping machine); only
+  /// informative: data_path() resolves against `dir`, so a moved dump still works.
   std::optional<std::string> recorded_dump_data_dir;
   bool has_md5 = false;  ///< some leaf carries "md5" (md5/xor summary mode)
+  /// The keys of "data", in file order (the execution order).
   std::vector<DumpEntry> entries;
+  /// stack.json, when the folder has one.
   std::optional<StackInfo> stack;
+  /// construct.json, when the folder has one.
   std::optional<ConstructInfo> construct;
 
-  /// Where a data_name lives: <dir>/dump_tensor_data/<data_name>.
+  /// Where a data_name lives: `dir / "dump_tensor_data" / data_name`.
   std::filesystem::path data_path(const std::string& data_name) const { return dir / "dump_tensor_data" / data_name; }
 };
 
@@ -293,7 +330,9 @@ inline ordered_json parse_python_json(const std::string& text, const std::string
   std::vector<std::pair<std::size_t, long>> shifts;
   const std::string rewritten = rewrite_python_literals(text, shifts);
   try {
-    return ordered_json::parse(rewritten);
+    OrderedJsonBuilder builder;  // linear time; ordered_json::parse is quadratic in an object's size
+    nlohmann::ordered_json::sax_parse(rewritten, &builder);
+    return std::move(builder.result);
   } catch (const nlohmann::json::parse_error& e) {
     long off = static_cast<long>(e.byte) - 1;  // nlohmann counts from 1
     long d = 0;
@@ -605,57 +644,18 @@ inline StackInfo parse_stack_json(const std::string& text, const std::string& fi
 
 /// Parses construct.json: `{node: parent or null}`.
 inline ConstructInfo parse_construct_json(const std::string& text, const std::string& file, const DumpLimits& limits = {}) {
-  detail::check_json_depth(text, file, limits.max_depth);
+  const ordered_json root = detail::parse_python_json(text, file, limits.max_depth);  // linear in the keys
+  detail::DumpParser p{file};
+  if (!root.is_object()) p.fail("", std::string("expected an object at the top level, got ") + root.type_name());
   ConstructInfo c;
-  // Read with SAX straight into nodes/index: an ordered_json object finds
-  // keys by linear search, which made a 50,000-node file take a minute.
-  struct Sax : nlohmann::json_sax<nlohmann::json> {
-    ConstructInfo& c;
-    const std::string& file;
-    int depth = 0;
-    std::string current;  ///< the key being read
-    Sax(ConstructInfo& ci, const std::string& f) : c(ci), file(f) {}
-    [[noreturn]] void fail(const std::string& got) const {
-      throw Error(ErrorCategory::format,
-                  depth == 0 ? "expected an object at the top level, got " + got : "expected a string or null, got " + got,
-                  {file, depth == 0 ? "/" : "/" + detail::json_pointer_escape(current), std::nullopt});
-    }
-    bool put(std::optional<std::string> parent) {
-      if (depth != 1) fail(parent ? "string" : "null");
-      auto [it, fresh] = c.index.emplace(current, c.nodes.size());
-      if (fresh) c.nodes.emplace_back(current, std::move(parent));
-      else c.nodes[it->second].second = std::move(parent);  // as json.load: the last value, the first position
-      return true;
-    }
-    bool null() override { return put(std::nullopt); }
-    bool boolean(bool) override { fail("boolean"); }
-    bool number_integer(number_integer_t) override { fail("number"); }
-    bool number_unsigned(number_unsigned_t) override { fail("number"); }
-    bool number_float(number_float_t, const string_t&) override { fail("number"); }
-    bool string(string_t& v) override { return put(v); }
-    bool binary(binary_t&) override { fail("binary"); }
-    bool start_object(std::size_t) override {
-      if (depth++ != 0) fail("object");
-      return true;
-    }
-    bool key(string_t& k) override {
-      current = k;
-      return true;
-    }
-    bool end_object() override {
-      --depth;
-      return true;
-    }
-    bool start_array(std::size_t) override { fail("array"); }
-    bool end_array() override { return true; }
-    bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& ex) override {
-      std::string what = ex.what();
-      const auto at = what.find("parse error");
-      throw Error(ErrorCategory::format, "malformed JSON: " + (at == std::string::npos ? what : what.substr(at)),
-                  {file, "", static_cast<std::uint64_t>(pos > 0 ? pos - 1 : 0)});
-    }
-  } sax(c, file);
-  nlohmann::json::sax_parse(text, &sax);
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    std::optional<std::string> parent;
+    if (it.value().is_string()) parent = it.value().get<std::string>();
+    else if (!it.value().is_null())
+      p.fail("/" + detail::json_pointer_escape(it.key()), std::string("expected a string or null, got ") + it.value().type_name());
+    c.index[it.key()] = c.nodes.size();
+    c.nodes.emplace_back(it.key(), std::move(parent));
+  }
   // Depths and cycles in one pass: each node is walked up once (O(n log n)
   // with the map); meeting a node of the current walk is a cycle.
   constexpr std::size_t unknown = SIZE_MAX, on_path = SIZE_MAX - 1;

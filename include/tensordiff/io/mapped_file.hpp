@@ -29,6 +29,8 @@
 #define TD_HAS_MMAP 1
 #else
 #include <cstdio>
+/// 1 where files can be memory-mapped (POSIX: Linux, macOS), else 0 (every file is read into
+/// a heap buffer, whatever the MapPolicy).
 #define TD_HAS_MMAP 0
 #endif
 
@@ -37,7 +39,9 @@ namespace io {
 
 /// A read-only byte range (C++17 has no std::span). Sub-ranges are checked.
 struct ByteSpan {
+  /// First byte; null for the empty span.
   const std::byte* data = nullptr;
+  /// Length in bytes.
   std::uint64_t size = 0;
 
   /// True when [offset, offset + length) lies inside the span (overflow-safe).
@@ -61,6 +65,8 @@ enum class MapPolicy : std::uint8_t {
 /// aligned heap buffer) and its name, which every reader error quotes.
 class MappedFile {
  public:
+  /// Files of at least this many bytes (1 MiB) are mapped under MapPolicy::automatic: below it,
+  /// one read() is cheaper than setting up a mapping.
   static constexpr std::uint64_t default_map_threshold = 1u << 20;
 
   MappedFile(const MappedFile&) = delete;
@@ -172,13 +178,18 @@ class MappedFile {
     return f;
   }
 
+  /// The file's first byte: 64-byte aligned for heap buffers, page aligned when mapped; never
+  /// null, even for an empty file.
   const std::byte* data() const noexcept { return data_; }
+  /// The file's length in bytes.
   std::uint64_t size() const noexcept { return size_; }
+  /// data() and size() as a checked span.
   ByteSpan bytes() const noexcept { return {data_, size_}; }
   /// Writable only for buffers made by with_size(), before they are shared.
   std::byte* mutable_data() noexcept { return mapped_ ? nullptr : const_cast<std::byte*>(data_); }
   /// The name errors quote: the path, or "archive.npz::member.npy".
   const std::string& path() const noexcept { return path_; }
+  /// True when the bytes are a memory mapping of the file (not a heap copy).
   bool is_mapped() const noexcept { return mapped_; }
 
  private:

@@ -40,15 +40,22 @@ namespace io {
 
 /// What an npy header says, after validation against the bytes that follow.
 struct NpyHeader {
+  ///@{
+  /// Format version from the magic string: 1.0, 2.0 (4-byte HEADER_LEN) or 3.0 (UTF-8 header).
   int major = 1, minor = 0;
+  ///@}
   std::uint64_t header_len = 0;   ///< HEADER_LEN field
   std::uint64_t data_offset = 0;  ///< 10 + HEADER_LEN (v1) or 12 + HEADER_LEN (v2/v3)
   std::string descr;              ///< as written: "<f4", ">i8", "<V2"
   DType dtype = DType::float32;   ///< uint16 for an opaque `<V2`
+  /// Byte order of the data: from the descr's '<' / '>' ('|' and '=' are native).
   ByteOrder byte_order = native_byte_order;
   bool opaque = false;            ///< `<V2` read without a bfloat16 hint
+  /// The header's fortran_order: the data is column-major; the view gets Fortran strides (no copy).
   bool fortran_order = false;
+  /// The header's shape tuple; empty for a 0-d array.
   Shape shape;
+  /// Product of `shape` (1 for 0-d), overflow-checked.
   std::uint64_t numel = 0;
   std::uint64_t nbytes = 0;       ///< numel * itemsize, overflow-checked
 };
@@ -391,6 +398,8 @@ inline LoadedTensor read_npy(const std::string& path, const LoadOptions& options
 class NpyFormat final : public Format {
  public:
   std::string_view name() const override { return "npy"; }
+  /// Match::magic when the file starts with "\x93NUMPY", Match::extension for a .npy name
+  /// alone, Match::no otherwise.
   Match recognises(const FileProbe& p) const override {
     if (p.starts_with("\x93NUMPY")) return Match::magic;
     return p.extension == ".npy" ? Match::extension : Match::no;
@@ -412,7 +421,9 @@ enum class NpyBf16 : std::uint8_t {
   int16_bits,  ///< `<i2` raw bits (t.view(torch.int16).numpy() convention)
 };
 
+/// Options of save_npy() and npy_bytes().
 struct NpySaveOptions {
+  /// How bfloat16 tensors are written (other dtypes have a standard descr).
   NpyBf16 bf16 = NpyBf16::void2;
 };
 

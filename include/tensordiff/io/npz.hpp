@@ -48,6 +48,8 @@ inline std::vector<LoadedTensor> read_npz(const std::string& path, const LoadOpt
 class NpzFormat final : public Format {
  public:
   std::string_view name() const override { return "npz"; }
+  /// Match::magic for a zip whose first member's name ends in .npy, Match::extension for a
+  /// .npz name alone, Match::no otherwise.
   Match recognises(const FileProbe& p) const override {
     if (p.starts_with("PK\x03\x04") && p.head_size >= 30) {
       const std::size_t n = detail::le16(p.head + 26);

@@ -378,6 +378,8 @@ inline std::vector<LoadedTensor> load_pt(const FileHandle& file, const LoadOptio
 class PtFormat final : public Format {
  public:
   std::string_view name() const override { return "pt"; }
+  /// Match::magic for a zip whose first member is `<root>/data.pkl` or a legacy pickle stream,
+  /// Match::extension for a .pt / .pth / .ckpt name alone, Match::no otherwise.
   Match recognises(const FileProbe& p) const override {
     if (p.starts_with("PK\x03\x04") && p.head_size >= 30) {
       // torch writes `<root>/data.pkl` first.

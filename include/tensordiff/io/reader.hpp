@@ -81,8 +81,10 @@ enum class Bf16Hint : std::uint8_t {
 
 /// Options every reader understands (those that do not apply are ignored).
 struct LoadOptions {
+  /// How `<V2` and 16-bit integer payloads are read (npy / npz).
   Bf16Hint bf16 = Bf16Hint::none;
   MapPolicy map = MapPolicy::automatic;  ///< mmap large files, read small ones
+  /// Smallest file, in bytes, that MapPolicy::automatic maps.
   std::uint64_t map_threshold = MappedFile::default_map_threshold;
   bool verify_crc = true;                ///< check zip member CRC-32 as numpy does (one pass over the data); false to skip
   /// Keep dtypes tensordiff has no arithmetic for (npy `<V2` without a bf16
@@ -91,6 +93,8 @@ struct LoadOptions {
   bool allow_opaque = false;
   bool allow_pipes = false;              ///< read FIFOs (bash `<(...)`) as streams; else only regular files
   std::string format;                    ///< force a format by name; empty = detect
+  /// Caps on what a file may declare (sizes, rank, pickle depth...): malformed or hostile input
+  /// fails with Error{security} instead of exhausting memory.
   Limits limits;
 };
 
@@ -109,21 +113,29 @@ struct TensorMetadata {
 /// One tensor of a file.
 struct LoadedTensor {
   std::string path;  ///< "" for single-tensor files; "a.b.0" inside containers
+  /// The values: a view that shares ownership of the file's bytes (zero-copy where the layout
+  /// allows), or an owned copy.
   Tensor tensor;
+  /// What the file said besides the values (its dtype spelling, pt's requires_grad, ...).
   TensorMetadata meta;
 };
 
-/// How well a format recognises a file; the registry takes the best.
+/// How well a format recognises a file; the registry takes the best: `no` (not this format),
+/// `extension` (the file name or a weak hint says so), `magic` (the first bytes prove it).
 enum class Match : std::uint8_t { no = 0, extension = 1, magic = 2 };
 
 /// The first bytes of a file plus its name, for recognises().
 struct FileProbe {
+  /// The file's name as given (errors and extension checks use it).
   std::string path;
   std::string extension;       ///< lower case, with the dot: ".npy"; "" when none
   const std::byte* head = nullptr;  ///< the first head_size bytes (at most 4096)
+  /// Bytes available at `head`: min(file_size, 4096).
   std::size_t head_size = 0;
+  /// The whole file's length in bytes.
   std::uint64_t file_size = 0;
 
+  /// True when `magic` occurs at byte `at` of the head (false when the head is too short).
   bool starts_with(std::string_view magic, std::size_t at = 0) const noexcept {
     return at <= head_size && magic.size() <= head_size - at && std::memcmp(head + at, magic.data(), magic.size()) == 0;
   }
@@ -136,6 +148,8 @@ class Format {
   virtual ~Format() = default;
   /// Short lower-case name: "npy", "npz", "pt", "safetensors".
   virtual std::string_view name() const = 0;
+  /// How well this format recognises the file from its first bytes and name (magic beats
+  /// extension); must not throw.
   virtual Match recognises(const FileProbe& probe) const = 0;
   /// All tensors of the file, in file order.
   virtual std::vector<LoadedTensor> load(const FileHandle& file, const LoadOptions& options) const = 0;

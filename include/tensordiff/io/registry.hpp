@@ -67,6 +67,7 @@ class Registry {
     return nullptr;
   }
 
+  /// The names of the registered formats, in the order they were added.
   std::vector<std::string> names() const {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<std::string> out;

@@ -28,6 +28,7 @@
 TD_NAMESPACE_BEGIN
 namespace io {
 
+/// The "safetensors" format (see the file comment); register it with register_safetensors().
 class SafetensorsFormat final : public Format {
  public:
   /// The safetensors crate's own cap on the JSON header.
@@ -35,6 +36,8 @@ class SafetensorsFormat final : public Format {
 
   std::string_view name() const override { return "safetensors"; }
 
+  /// Match::extension for a .safetensors name, or for a head that looks like one (a plausible
+  /// header length followed by '{': the format has no magic number); Match::no otherwise.
   Match recognises(const FileProbe& p) const override {
     if (p.extension == ".safetensors") return Match::extension;
     // No magic number; a plausible length followed by '{' is a good hint.

@@ -9,12 +9,16 @@
 #include "highway.hpp"
 TD_NAMESPACE_BEGIN
 namespace kernels {
+/// The kernel of compare() and summarize() when none is named: kernels::Highway here
+/// (TD_HAS_HIGHWAY=1), kernels::Scalar without Highway.
 using Default = Highway;
 }
 TD_NAMESPACE_END
 #else
 TD_NAMESPACE_BEGIN
 namespace kernels {
+/// The kernel of compare() and summarize() when none is named: kernels::Highway when
+/// TD_HAS_HIGHWAY=1 (link tensordiff::highway), else kernels::Scalar (shown here).
 using Default = Scalar;
 }
 TD_NAMESPACE_END

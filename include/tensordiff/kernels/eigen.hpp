@@ -20,11 +20,18 @@
 TD_NAMESPACE_BEGIN
 namespace kernels {
 
+/// The Eigen kernel (see the file comment): the scalar semantics as Eigen array expressions
+/// over blocks widened to double. Same interface as kernels::Scalar.
 struct Eigen {
+  /// Kernel name, as reported by Comparison and the CLI's --kernel.
   static constexpr const char* name = "eigen";
+  /// Pairs widened per block: 2 × 4 KiB of doubles, which stay in L1 across the passes.
   static constexpr std::size_t block = 512;
+  /// A widened block as an Eigen array (64-byte aligned, read-only).
   using Map = ::Eigen::Map<const ::Eigen::ArrayXd, ::Eigen::Aligned64>;
 
+  /// Folds the n element pairs a[i], b[i] (flat indices first + i) into `out`; `a` is the
+  /// actual (NPU) side, `b` the expected (bench) side. TA / TB are kernel storage types.
   template <class TA, class TB>
   static void accumulate(const TA* a, const TB* b, std::size_t n, std::uint64_t first, const KernelParams& k,
                          Partial& out) {
@@ -67,6 +74,7 @@ struct Eigen {
     }
   }
 
+  /// Folds n elements of one side into `out`.
   template <class T> static void summarize(const T* x, std::size_t n, SideStats& out) {
     if constexpr (!detail::widens_exactly_v<T>) {
       Scalar::summarize(x, n, out);

@@ -50,6 +50,7 @@ TD_NAMESPACE_END
 #if (TD_HWY_DYNAMIC ? 1 : 0) != TD_ABI_HWY_DYNAMIC
 #error "TD_HWY_DYNAMIC changed after the first tensordiff header: define it before including any (or with -D)"
 #endif
+#include "detail/hwy_workarounds.hpp"
 #if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tensordiff/kernels/detail/highway-inl.hpp"
@@ -163,6 +164,7 @@ inline std::atomic<std::int64_t>& chosen() {
 
 }  // namespace hwy_dispatch
 
+/// \cond detail
 // Calls hwy_kernels::N_<TARGET>::FN<...>(args) for the chosen target.
 #define TD_HWY_CASE(BIT, NS, ...) \
   case BIT:                       \
@@ -219,6 +221,7 @@ inline std::atomic<std::int64_t>& chosen() {
 #else
 #define TD_HWY_DISPATCH(...) return ::tensordiff::detail::hwy_kernels::HWY_NAMESPACE::__VA_ARGS__;
 #endif
+/// \endcond
 
 }  // namespace detail
 
@@ -256,8 +259,12 @@ inline bool set_highway_target(std::string_view name) {
 /// Highway kernel: one fused pass per run (see kernels/detail/highway-inl.hpp
 /// for the exactness argument). Same interface as kernels::Scalar.
 struct Highway {
+  /// Kernel name, as reported by Comparison and the CLI's --kernel.
   static constexpr const char* name = "highway";
 
+  /// Folds the n element pairs a[i], b[i] (flat indices first_index + i) into `out`; `a` is the
+  /// actual (NPU) side, `b` the expected (bench) side. TA / TB are kernel storage types;
+  /// bool, uint32 and 64-bit integer pairs run kernels::Scalar.
   template <class TA, class TB>
   static void accumulate(const TA* a, const TB* b, std::size_t n, std::uint64_t first_index, const KernelParams& k,
                          Partial& out) {
@@ -268,6 +275,7 @@ struct Highway {
     }
   }
 
+  /// Folds n elements of one side into `out`.
   template <class T> static void summarize(const T* x, std::size_t n, SideStats& out) {
     if constexpr (detail::hwy_vectorised_v<T>) {
       TD_HWY_DISPATCH(Summarize<T>(x, n, out))

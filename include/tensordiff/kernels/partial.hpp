@@ -14,6 +14,8 @@
 
 TD_NAMESPACE_BEGIN
 
+/// The flat index that means "none" (2^64 - 1): e.g. Partial::max_abs_index before any pair,
+/// or Partial::first_mismatch_index when the nan / inf positions agree.
 inline constexpr std::uint64_t no_index = ~std::uint64_t{0};
 
 namespace detail {
@@ -33,14 +35,21 @@ struct KernelParams {
 /// Statistics of one side. Sums and extremes are over finite elements only;
 /// non-finite elements are counted. Summary derives numpy-style results.
 struct SideStats {
+  /// Elements that are NaN.
   std::uint64_t nan_count = 0;
+  /// Elements that are +inf.
   std::uint64_t pos_inf_count = 0;
+  /// Elements that are -inf.
   std::uint64_t neg_inf_count = 0;
+  /// Smallest finite element; +inf while there is none (so merge() needs no flag).
   double finite_min = detail::inf();
+  /// Largest finite element; -inf while there is none.
   double finite_max = -detail::inf();
   double sum = 0;     ///< Σx over finite x
   double sum_sq = 0;  ///< Σx² over finite x
 
+  /// Folds one element (already widened exactly to double) in: finite values update the
+  /// extremes and sums, NaN and ±inf only their counts.
   TD_HOST_DEVICE void add(double x) {
     if (TD_LIKELY(std::isfinite(x))) {
       finite_min = x < finite_min ? x : finite_min;
@@ -56,6 +65,8 @@ struct SideStats {
     }
   }
 
+  /// Adds the statistics of another range of the same side: counts and extremes are exact,
+  /// the sums round as double additions do.
   TD_HOST_DEVICE void merge(const SideStats& o) {
     nan_count += o.nan_count;
     pos_inf_count += o.pos_inf_count;
@@ -66,6 +77,7 @@ struct SideStats {
     sum_sq += o.sum_sq;
   }
 
+  /// NaN, +inf and -inf elements together.
   TD_HOST_DEVICE std::uint64_t nonfinite_count() const { return nan_count + pos_inf_count + neg_inf_count; }
 };
 
@@ -74,20 +86,32 @@ struct SideStats {
 /// both sides agree; when they disagree (nonfinite_mismatch > 0) the error
 /// metrics are reported as N/A anyway.
 struct Partial {
+  /// Element pairs folded in.
   std::uint64_t count = 0;
   double dot = 0;           ///< Σ a·b
   double sum_sq_diff = 0;   ///< Σ (a−b)²
   double sum_abs_diff = 0;  ///< Σ |a−b|
   double sum_rel = 0;       ///< Σ relative error
+  /// Largest |a−b|; -1 until a pair is folded in (every real |a−b| is >= 0, so the first wins).
   double max_abs_diff = -1;
+  /// Flat C-order index of max_abs_diff (the smallest on ties); no_index before any pair.
   std::uint64_t max_abs_index = no_index;
+  /// Largest relative error: |a−b| / |b|, or |a| / KernelParams::zero_bench_eps where b == 0;
+  /// -1 until a pair is folded in.
   double max_rel = -1;
+  /// Flat C-order index of max_rel (the smallest on ties); no_index before any pair.
   std::uint64_t max_rel_index = no_index;
   std::uint64_t rel_below[2] = {0, 0};  ///< count(rel < KernelParams::rel_thresholds[i])
   std::uint64_t nonfinite_mismatch = 0; ///< positions whose nan / inf status differs
+  /// Smallest flat index where the nan / inf status differs; no_index when none does.
   std::uint64_t first_mismatch_index = no_index;
+  ///@{
+  /// Statistics of each side: `a` of the actual (NPU) tensor, `b` of the expected (bench) one.
   SideStats a, b;
+  ///@}
 
+  /// Adds another range's accumulator, in any order: maxima, indices and counts come out as
+  /// if one pass had run over both ranges; the sums differ only by rounding.
   TD_HOST_DEVICE void merge(const Partial& o) {
     count += o.count;
     dot += o.dot;

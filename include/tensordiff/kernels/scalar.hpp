@@ -24,15 +24,21 @@
 TD_NAMESPACE_BEGIN
 namespace kernels {
 
+/// The scalar reference kernel: a plain loop over one pair at a time, in index order. Every
+/// other kernel is tested against it; also the fallback for types they do not vectorise.
 struct Scalar {
+  /// Kernel name, as reported by Comparison and the CLI's --kernel.
   static constexpr const char* name = "scalar";
 
+  /// Folds the n element pairs a[i], b[i] (flat indices first_index + i) into `out`; `a` is the
+  /// actual (NPU) side, `b` the expected (bench) side. TA / TB are kernel storage types.
   template <class TA, class TB>
   static void accumulate(const TA* a, const TB* b, std::size_t n, std::uint64_t first_index, const KernelParams& k,
                          Partial& out) {
     for (std::size_t i = 0; i < n; ++i) detail::accumulate_pair(out, a[i], b[i], first_index + i, k);
   }
 
+  /// Folds n elements of one side into `out`.
   template <class T> static void summarize(const T* x, std::size_t n, SideStats& out) {
     for (std::size_t i = 0; i < n; ++i) out.add(detail::to_double(x[i]));
   }

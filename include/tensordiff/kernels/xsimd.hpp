@@ -23,12 +23,21 @@
 TD_NAMESPACE_BEGIN
 namespace kernels {
 
+/// The xsimd kernel (see the file comment): the fused pass on batches of doubles of the
+/// compile target. Same interface as kernels::Scalar.
 struct Xsimd {
+  /// Kernel name, as reported by Comparison and the CLI's --kernel.
   static constexpr const char* name = "xsimd";
+  /// A SIMD register of doubles of the compile target (e.g. 4 with AVX2).
   using batch = xsimd::batch<double>;
+  /// Doubles per batch.
   static constexpr std::size_t lanes = batch::size;
+  /// Pairs widened to double per block (each lane's partial sums then span at most block / lanes
+  /// elements before they are added to the Partial).
   static constexpr std::size_t block = 512;  // multiple of lanes; bounds the per-lane sum length
 
+  /// Folds the n element pairs a[i], b[i] (flat indices first + i) into `out`; `a` is the
+  /// actual (NPU) side, `b` the expected (bench) side. TA / TB are kernel storage types.
   template <class TA, class TB>
   static void accumulate(const TA* a, const TB* b, std::size_t n, std::uint64_t first, const KernelParams& k,
                          Partial& out) {
@@ -90,6 +99,7 @@ struct Xsimd {
     }
   }
 
+  /// Folds n elements of one side into `out`.
   template <class T> static void summarize(const T* x, std::size_t n, SideStats& out) {
     if constexpr (!detail::widens_exactly_v<T>) {
       Scalar::summarize(x, n, out);

@@ -16,10 +16,13 @@ namespace match {
 
 /// What makes a row "fail" for the divergence search.
 struct DivergenceOptions {
+  /// What counts as a failing row.
   enum class Criterion : std::uint8_t {
     result,          ///< the row's Result is error (or warning, see warnings_fail): msprobe's rules
     any_difference,  ///< the two sides are not identical (tensor values, statistics, CRC-32, dtype or shape)
   };
+  /// msprobe's result column (the default), or any difference at all (to find where two runs
+  /// that should be bitwise identical first part).
   Criterion criterion = Criterion::result;
   bool warnings_fail = true;  ///< result criterion: warnings count (CosineWarn / RelativeWarn mark drift)
   /// any_difference, statistics mode: numbers within this relative tolerance
@@ -30,7 +33,9 @@ struct DivergenceOptions {
 /// Where two runs part: the first API/module in execution order whose outputs
 /// fail while its inputs pass, plus where the difference originates.
 struct FirstDivergence {
+  /// The step of the compared rank (RankComparison::step), "" for a single step.
   std::string step;
+  /// The rank (RankComparison::rank), -1 when the folder is not a rank folder.
   int rank = -1;
   std::string label;                ///< the rank's label
   std::string entry;                ///< first entry whose outputs fail while its inputs pass ("" if none)
@@ -39,8 +44,13 @@ struct FirstDivergence {
   std::vector<std::string> tripped;       ///< rule names ("OneThousandth", "CosineWarn", "Difference", ...)
   std::vector<std::string> messages;      ///< their messages
   std::vector<std::string> stack;         ///< stack.json lines, when present
+  /// Smallest cosine among the failing_rows (tensor mode); NaN when none has one.
   double min_cosine = std::numeric_limits<double>::quiet_NaN();
+  /// Largest absolute error among the failing_rows: MaxAbsErr in tensor mode, |Max diff| in
+  /// statistics mode; NaN when none has one.
   double max_abs_err = std::numeric_limits<double>::quiet_NaN();
+  /// Largest relative error among the failing_rows, as a fraction: MaxRelativeErr in tensor
+  /// mode, NormRelativeErr / 100 in statistics mode; NaN when none has one.
   double max_rel_err = std::numeric_limits<double>::quiet_NaN();
   /// The innermost forward module call (deepest in construct.json) whose
   /// outputs fail while its inputs pass: where the error starts.
@@ -48,8 +58,12 @@ struct FirstDivergence {
   /// The first forward API call whose outputs fail while its inputs pass.
   std::optional<std::string> origin_api;
   std::string first_item;  ///< the first failing row of any kind, in dump order
+  /// The entry that first_item belongs to.
   std::string first_item_entry;
+  ///@{
+  /// The first module entry and the first API entry with a failing row of any kind.
   std::optional<std::string> first_module, first_api;  ///< first module / API entry with a failing row
+  ///@}
 };
 
 namespace detail {
@@ -199,14 +213,20 @@ inline std::optional<FirstDivergence> find_first_divergence(const RankComparison
 
 /// Error statistics of one node of the module tree (its own outputs and all descendants').
 struct ModuleRollup {
+  /// The node's name: a module or API entry ("Module.layers.0.Linear.forward.0").
   std::string node;
+  /// Its parent in construct.json; nullopt for a root.
   std::optional<std::string> parent;
+  /// Distance from its root (0 for a root).
   int depth = 0;
   bool dumped = false;         ///< the node is an entry of the NPU dump
   std::size_t rows = 0;        ///< output rows counted
   std::size_t failing = 0;     ///< of which failing (error or warning)
+  /// Smallest cosine of the counted rows (tensor mode); NaN when none has one.
   double min_cosine = std::numeric_limits<double>::quiet_NaN();
+  /// Largest absolute error of the counted rows (as FirstDivergence::max_abs_err); NaN when none.
   double max_abs_err = std::numeric_limits<double>::quiet_NaN();
+  /// Largest relative error of the counted rows, as a fraction (as FirstDivergence::max_rel_err).
   double max_rel_err = std::numeric_limits<double>::quiet_NaN();
 };
 

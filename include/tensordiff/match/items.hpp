@@ -25,6 +25,7 @@ enum class Mode : std::uint8_t {
   md5,         ///< statistics with "md5" (CRC-32) per leaf
 };
 
+/// "tensor", "statistics" or "md5".
 inline const char* to_string(Mode m) noexcept {
   switch (m) {
     case Mode::tensor: return "tensor";
@@ -34,23 +35,31 @@ inline const char* to_string(Mode m) noexcept {
   return "?";
 }
 
-/// Where an item sits in its entry.
+/// Where an item sits in its entry: an `input` (args and kwargs), an `output`, one of the
+/// module's `parameters`, or a `parameters_grad` (a parameter's gradient).
 enum class ItemState : std::uint8_t { input, output, parameters, parameters_grad };
 
 /// One row-side of the table.
 struct Item {
   std::string name;        ///< the row name (msprobe's full_op_name)
   std::string entry;       ///< the entry (API/module call) it belongs to
+  /// Position of the entry in the dump's execution order (DumpFile::entries).
   std::size_t entry_index = 0;
+  /// Whether it is an input, output, parameter or parameter gradient of its entry.
   ItemState state = ItemState::input;
   const io::DumpLeaf* leaf = nullptr;  ///< into the DumpFile (keep it alive)
   std::string dtype;       ///< as the table shows it ("torch.float32", "<class 'int'>", "None")
   std::string shape;       ///< "[2, 3]", "[]", "None"
+  ///@{
+  /// The leaf's dumped statistics (Max, Min, Mean, Norm), as in DumpLeaf.
   io::JsonScalar max, min, mean, norm;
+  ///@}
   std::string requires_grad;  ///< "True" / "False" / "None"
   std::string md5;            ///< CRC-32 hex; crc32(str(value)) for non-tensor leaves
   std::string data_name;      ///< file name, or "-1" when there is none
   std::string suffix;         ///< the name after the entry name: ".input.0"
+  /// The item is an output of its entry (its name has ".output."): the rows the first
+  /// divergence and the module roll-up look at.
   bool is_output() const { return name.find(".output.") != std::string::npos; }
 };
 

@@ -62,11 +62,16 @@ inline bool parse_module_entry(const std::string& e, std::string& path, std::str
 }
 }  // namespace detail
 
+/// -lm: pairs module and API items across MindSpore and PyTorch by their scope paths renamed
+/// with a LayerMapping (see the file comment); the dtype gate applies.
 class LayerMappingMatcher final : public Matcher {
  public:
+  /// `mapping`: {LayerClass: [(ms child, pt child)]}; an old-style `Cell` key also serves as
+  /// `TopLayer` when that is absent.
   explicit LayerMappingMatcher(LayerMapping mapping) : map_(std::move(mapping)) {
     if (map_.count("Cell") && !map_.count("TopLayer")) map_["TopLayer"] = map_["Cell"];
   }
+  /// Short name for reports and --verbose output.
   std::string_view name() const override { return "layer mapping"; }
 
   /// The NPU scope path renamed into the bench's names, using `class_of`
@@ -98,6 +103,7 @@ class LayerMappingMatcher final : public Matcher {
     return detail::join_dots(out, 0, out.size());
   }
 
+  /// Pairs each NPU item with at most one bench item; see the class comment for the rule.
   MatchResult match(const MatchInput& in) const override {
     MatchResult r(in.npu.size());
     // NPU path → class, from the NPU module entries

@@ -41,27 +41,40 @@ enum class Compat : std::uint8_t {
 
 /// What a matcher sees: both dumps and their flattened items.
 struct MatchInput {
+  /// The NPU (device under test) dump.
   const io::DumpFile& npu_dump;
+  /// Its items, in dump order; MatchResult is indexed like this vector.
   const std::vector<Item>& npu;
+  /// The bench (reference) dump.
   const io::DumpFile& bench_dump;
+  /// Its items, in dump order; MatchResult's indices point into this vector.
   const std::vector<Item>& bench;
+  /// Whether to reproduce msprobe's known quirks (e.g. in FuzzyMatcher's name split).
   Compat compat = Compat::tensordiff;
 };
 
 /// The pairing: for each NPU item the bench item index (or -1) and why.
 struct MatchResult {
+  /// For each NPU item, the index of its bench item, or -1 when unpaired.
   std::vector<std::ptrdiff_t> bench_of;
+  /// For each NPU item, why it was paired ("exact", "fuzzy: ...") or refused; empty when
+  /// nothing was tried.
   std::vector<std::string> reason;
   /// A bench item with the same key that the dtype gate refused (-1 if none):
   /// the row is unmatched, but the bench item is not bench-only.
   std::vector<std::ptrdiff_t> gated;
+  /// `n` NPU items, all unpaired.
   explicit MatchResult(std::size_t n = 0) : bench_of(n, -1), reason(n), gated(n, -1) {}
 };
 
+/// A pairing strategy (see the file comment). Implementations are stateless after construction
+/// and may be shared between ranks and threads.
 class Matcher {
  public:
   virtual ~Matcher() = default;
+  /// Short name for reports: "exact", "fuzzy", "data mapping", ...
   virtual std::string_view name() const = 0;
+  /// Pairs the NPU items of `in` with its bench items; the result has one slot per NPU item.
   virtual MatchResult match(const MatchInput& in) const = 0;
 };
 
@@ -109,6 +122,8 @@ inline bool dtypes_pairable(const std::string& a, const std::string& b, bool cro
   return false;
 }
 
+/// The dumps come from different frameworks (dump.json's "framework": pytorch vs mindspore),
+/// which widens the dtype gate to dtype classes.
 inline bool is_cross_framework(const MatchInput& in) { return in.npu_dump.framework != in.bench_dump.framework; }
 
 namespace detail {
@@ -154,9 +169,15 @@ inline std::string rename_with(const std::string& item_name, const std::string& 
 /// debug.json dumps), then the dtype gate.
 class ExactMatcher final : public Matcher {
  public:
+  /// `renumber_backward`: on both sides, replace each backward entry's call number by the count
+  /// of earlier backward entries of the same API / module, as msprobe does (spec §5.2); false
+  /// compares the names as dumped.
   explicit ExactMatcher(bool renumber_backward = true) : renumber_(renumber_backward) {}
+  /// Short name for reports and --verbose output.
   std::string_view name() const override { return "exact"; }
 
+  /// The name each item is matched by: its full name, with the entry part renumbered for
+  /// backward calls when `renumber` (never for debug.json dumps).
   static std::vector<std::string> keys(const io::DumpFile& d, const std::vector<Item>& items, bool renumber) {
     std::vector<std::string> k;
     k.reserve(items.size());
@@ -169,6 +190,7 @@ class ExactMatcher final : public Matcher {
     return k;
   }
 
+  /// Pairs each NPU item with at most one bench item; see the class comment for the rule.
   MatchResult match(const MatchInput& in) const override {
     const auto nk = keys(in.npu_dump, in.npu, renumber_);
     const auto bk = keys(in.bench_dump, in.bench, renumber_);
@@ -235,8 +257,10 @@ inline std::string fuzzy_name(const std::string& name, Compat compat) {
 /// with the dtype gate. NPU entries passed over are unmatched.
 class FuzzyMatcher final : public Matcher {
  public:
+  /// Short name for reports and --verbose output.
   std::string_view name() const override { return "fuzzy"; }
 
+  /// Pairs each NPU item with at most one bench item; see the class comment for the rule.
   MatchResult match(const MatchInput& in) const override {
     MatchResult r(in.npu.size());
     // entry → its items
@@ -301,8 +325,11 @@ class FuzzyMatcher final : public Matcher {
 /// -dm: compare_key = mapping.get(name, name); no dtype gate.
 class DataMappingMatcher final : public Matcher {
  public:
+  /// `mapping`: NPU item name → bench item name (names it does not list map to themselves).
   explicit DataMappingMatcher(std::map<std::string, std::string> mapping) : map_(std::move(mapping)) {}
+  /// Short name for reports and --verbose output.
   std::string_view name() const override { return "data mapping"; }
+  /// Pairs each NPU item with at most one bench item; see the class comment for the rule.
   MatchResult match(const MatchInput& in) const override {
     return detail::key_merge(
         in,
@@ -328,7 +355,9 @@ class DataMappingMatcher final : public Matcher {
 /// renames applied as substrings).
 class CellMappingMatcher final : public Matcher {
  public:
+  /// `mapping`: cell-part renames in file order (empty: only the Cell → Module rename).
   explicit CellMappingMatcher(std::vector<std::pair<std::string, std::string>> mapping = {}) : map_(std::move(mapping)) {}
+  /// Short name for reports and --verbose output.
   std::string_view name() const override { return "cell mapping"; }
 
   /// The bench name an NPU item name maps to; nullopt when it has no
@@ -365,6 +394,7 @@ class CellMappingMatcher final : public Matcher {
     return prefix + part + rest;
   }
 
+  /// Pairs each NPU item with at most one bench item; see the class comment for the rule.
   MatchResult match(const MatchInput& in) const override {
     return detail::key_merge(
         in, [&](std::size_t i) { return map_name(in.npu[i].name); }, [&](std::size_t j) { return in.bench[j].name; },
@@ -382,9 +412,19 @@ class CellMappingMatcher final : public Matcher {
 
 /// One user API mapping entry (the -am YAML list format).
 struct ApiMapEntry {
+  ///@{
+  /// The MindSpore API and the PyTorch API it maps to ("Mint.abs" → "Torch.abs").
   std::string ms_api, pt_api;
+  ///@}
+  ///@{
+  /// Argument and output indices, pairwise: ms_args[k] maps to pt_args[k], ms_outputs[k] to
+  /// pt_outputs[k]; an index a listed section does not name leaves its item unmatched.
   std::vector<int> ms_args, pt_args, ms_outputs, pt_outputs;
+  ///@}
+  ///@{
+  /// Parameter names, pairwise (optional).
   std::vector<std::string> ms_parameters, pt_parameters;
+  ///@}
 };
 
 /// A few common MindSpore functional APIs and their PyTorch names (msprobe
@@ -426,7 +466,9 @@ inline const std::map<std::string, std::string>& builtin_ms_to_pt_api() {
 /// output indices; items it does not list stay unmatched).
 class ApiMappingMatcher final : public Matcher {
  public:
+  /// `user`: the -am list, consulted after the prefix rules and the built-in table.
   explicit ApiMappingMatcher(std::vector<ApiMapEntry> user = {}) : user_(std::move(user)) {}
+  /// Short name for reports and --verbose output.
   std::string_view name() const override { return "api mapping"; }
 
   /// The bench name for an NPU item name, or nullopt when the user mapping
@@ -450,6 +492,7 @@ class ApiMappingMatcher final : public Matcher {
     return name;
   }
 
+  /// Pairs each NPU item with at most one bench item; see the class comment for the rule.
   MatchResult match(const MatchInput& in) const override {
     return detail::key_merge(
         in, [&](std::size_t i) { return map_name(in.npu[i].name); }, [&](std::size_t j) { return in.bench[j].name; },

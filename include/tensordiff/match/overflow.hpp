@@ -23,24 +23,37 @@
 TD_NAMESPACE_BEGIN
 namespace match {
 
+/// One API or module call the scan flags: an overflow (anomalous statistics) or a numerical
+/// mutation (output norm far above input norm).
 struct OverflowFinding {
+  /// The entry's name ("Functional.linear.0.forward"), msprobe's op_name.
   std::string op_name;
+  /// Position of the entry in the dump (DumpFile::entries).
   std::size_t entry_index = 0;
   std::string scene;  ///< "CRITICAL", "HIGH", "MEDIUM"
   std::string kind;   ///< "Overflow" or "NumericalMutation"
+  ///@{
+  /// JSON pointers (into dump.json) of the tensor leaves whose Max, Min or Mean is inf, -inf or
+  /// nan: inputs (args and kwargs) and outputs (or the gradients of a parameters_grad entry).
   std::vector<std::string> anomalous_inputs, anomalous_outputs;  ///< JSON pointers of the leaves
+  ///@}
   double norm_ratio = std::numeric_limits<double>::quiet_NaN();  ///< NumericalMutation only
   std::optional<std::string> parent;  ///< construct.json parent
+  /// The entry's stack.json lines, when the dump has them.
   std::vector<std::string> stack;
 };
 
+/// The overflow scan of one dump (one rank).
 struct OverflowReport {
   std::string label;  ///< "rank0" or the folder name
   std::vector<OverflowFinding> findings;  ///< dump order
   std::optional<std::size_t> first_critical;  ///< index into findings: where overflow starts
 };
 
+/// Options of scan_overflow().
 struct OverflowOptions {
+  /// NumericalMutation fires when the largest finite output Norm exceeds this many times the
+  /// largest finite input Norm (or exceeds this value when the input Norm is 0); msprobe's 100.
   double mutation_ratio = 100;
 };
 

@@ -16,36 +16,65 @@ namespace match {
 /// one-thousandth rule's output threshold: msprobe's message says 0.6, its
 /// code uses 0.1; tensordiff uses 0.6 unless Compat::msprobe.
 struct RuleOptions {
+  /// Compat::msprobe reproduces msprobe's quirks: the 0.1 output threshold, and the compare
+  /// messages dropped instead of kept as "info: " result messages.
   Compat compat = Compat::tensordiff;
+  /// OneThousandth (tensor mode, error): fires when the smallest One Thousandth Err Ratio of
+  /// an entry's inputs is above this...
   double thousandth_input_min = 0.9;
   double thousandth_output_max = 0.6;  ///< 0.1 under Compat::msprobe
+  /// CosineWarn (tensor mode, warning): fires when the smallest input cosine is above this...
   double cosine_input_min = 0.9;
+  /// ...and the smallest output cosine is more than this below it.
   double cosine_drop = 0.1;
+  /// Relative (statistics mode, error): applies when the largest input NormRelativeErr, as a
+  /// fraction, is below this (10%)...
   double relative_input_max = 0.1;
+  /// ...and fires on each output whose NormRelativeErr is above this (50%).
   double relative_output_error = 0.5;
+  /// RelativeWarn (statistics mode, warning), inputs exactly equal (input NormRelativeErr 0):
+  /// fires when the largest output NormRelativeErr is above this (10%).
   double relative_warn_zero_input = 0.1;
+  /// RelativeWarn otherwise: fires when the largest output NormRelativeErr is more than this
+  /// many times the largest input one.
   double relative_warn_ratio = 10;
 };
 
+/// The Result column's messages, verbatim as msprobe writes them (spec §3.3); the prefix
+/// "error: " or "warning: " sets the row's level.
 namespace rule_msg {
+/// InfNan (tensor and statistics modes): the NPU Max or Min is nan / inf while the bench's are not.
 inline const char* infnan() { return "error: There is nan/inf/-inf in the maximum or minimum value of NPU."; }
+/// OneThousandth (tensor mode), on the entry's first output. States 0.6 even under
+/// Compat::msprobe, whose code tests 0.1 (msprobe's own message says 0.6).
 inline const char* thousandth() {
   return "error: The One Thousandth Err Ratio of the inputs is > 0.9 while that of the output < 0.6.";
 }
+/// Relative (statistics mode), on each output over the threshold.
 inline const char* relative() { return "error: The NormRelativeErr of the inputs is < 10% while that of the output > 50%."; }
+/// RequiresGrad: the two sides' requires_grad differ.
 inline const char* requires_grad() { return "error: The requires_grad of NPU and Bench are inconsistent."; }
+/// Parameters: a scalar (non-tensor) input has different values on the two sides.
 inline const char* parameters() { return "error: The scalar parameters of NPU and Bench are inconsistent."; }
+/// DType: the two sides' dtypes differ.
 inline const char* dtype() { return "error: The dtype of NPU and Bench are inconsistent."; }
+/// Shape: the two sides' shapes differ.
 inline const char* shape() { return "error: The shape of NPU and Bench are inconsistent."; }
+/// CRC32 (md5 mode): both sides have a CRC-32 and they differ.
 inline const char* crc_differs() { return "error: The CRC-32 value of NPU differs from that of the bench."; }
+/// CRC32 (md5 mode): one side has no CRC-32 to compare (msprobe's wording).
 inline const char* crc_missing() { return "warning: The parameter of NPU does not match the bench."; }
+/// CosineWarn (tensor mode), on the entry's first output.
 inline const char* cosine_warn() {
   return "warning: The Cosine of the output is more than 0.1 lower than that of the inputs (inputs > 0.9).";
 }
+/// RelativeWarn (statistics mode), on the entry's first output.
 inline const char* relative_warn() {
   return "warning: The NormRelativeErr of the output is more than 10 times that of the inputs.";
 }
+/// Unmatched: the NPU item has no bench partner.
 inline const char* unmatched() { return "warning: No bench data matched."; }
+/// DataFile: the data file of a tensor-mode row could not be read (the reason follows; not under msprobe compat).
 inline const char* data_file() { return "error: The data file could not be read: "; }
 }  // namespace rule_msg
 

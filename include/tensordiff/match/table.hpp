@@ -16,7 +16,8 @@ namespace match {
 /// (§3.3) or the legacy `Accuracy Reached or Not` (§3.2).
 enum class ResultRules : std::uint8_t { current, legacy };
 
-/// The six tensor-mode metrics, in table order.
+/// The six tensor-mode metrics, in table order (Row::metrics is indexed by them): Cosine,
+/// EucDist, MaxAbsErr, MaxRelativeErr, One Thousandth Err Ratio, Five Thousandths Err Ratio.
 enum TensorMetric : int { cosine = 0, euc_dist, max_abs_err, max_rel_err, one_thousandth, five_thousandths };
 
 /// One table row: an NPU item, its bench item (or none) and the comparison.
@@ -29,16 +30,28 @@ struct Row {
   // tensor mode
   Metric metrics[6];                      ///< Cosine, EucDist, MaxAbsErr, MaxRelativeErr, ratios
   std::vector<std::string> compare_messages;  ///< msprobe's §1.1/§1.2 messages, in order
+  /// compare()'s verdict on the pair's shapes and nan/inf positions (empty, shape_unmatched,
+  /// zero_dim, nonfinite_mismatch); ok otherwise.
   Validation validation = Validation::ok;
   std::string data_file_error;  ///< set when a data file could not be read
+  ///@{
+  /// Flat C-order index of the largest absolute / relative error (no_index when not compared).
   std::uint64_t max_abs_index = no_index, max_rel_index = no_index;
+  ///@}
+  /// Mean |npu − bench| over the elements (extra, not an msprobe column); NaN when not compared.
   double mean_abs_err = std::numeric_limits<double>::quiet_NaN();
+  /// Mean relative error over the elements (extra); NaN when not compared.
   double mean_rel_err = std::numeric_limits<double>::quiet_NaN();
+  /// Root mean square of npu − bench (extra); NaN when not compared.
   double rmse = std::numeric_limits<double>::quiet_NaN();
   bool compared = false;  ///< both tensors were loaded and compared
 
   // statistics mode: Max/Min/Mean/L2norm diff and relative error (§2.1)
+  /// NPU minus bench of Max, Min, Mean, L2norm (msprobe's "Max diff" ... columns); a text cell
+  /// ("0", "Nan", "inf", "N/A", "Diff") where msprobe writes one.
   Cell stat_diff[4];
+  /// |diff / bench| of the same four, as a percentage cell ("MaxRelativeErr" ... columns); "inf"
+  /// where the bench statistic is 0.
   Cell stat_rel[4];
 
   // result
@@ -46,6 +59,7 @@ struct Row {
   std::vector<std::string> result_messages;  ///< "error: ...", "warning: ..."
   std::vector<std::string> tripped;          ///< names of the rules that fired
 
+  /// The NPU item has a bench partner.
   bool matched() const noexcept { return bench >= 0; }
 };
 
@@ -54,15 +68,24 @@ struct RankComparison {
   std::string step;  ///< "step3", or "" for a single step
   int rank = -1;     ///< -1 when the folder is not a rank folder
   std::string label;  ///< "rank0", "step3/rank0", or the folder name
+  /// What the dumps allowed: tensor values, statistics, or md5 (CRC-32) comparison.
   Mode mode = Mode::tensor;
+  ///@{
+  /// The two dumps (null for plain folders of data files); the items point into them.
   std::shared_ptr<io::DumpFile> npu_dump, bench_dump;
+  ///@}
+  ///@{
+  /// Each dump flattened into table items, in dump order (see items.hpp).
   std::vector<Item> npu_items, bench_items;
+  ///@}
   std::vector<Row> rows;                  ///< NPU dump order
   std::vector<std::size_t> bench_only;    ///< bench items no NPU item paired with, bench order
   bool has_stack = false;                 ///< stack.json next to the NPU dump.json
   bool plain_folders = false;             ///< two folders of data files, no dump.json
 
+  /// The NPU item of a row.
   const Item& npu_item(const Row& r) const { return npu_items[r.npu]; }
+  /// The bench item of a row, or null when it is unmatched.
   const Item* bench_item(const Row& r) const { return r.bench >= 0 ? &bench_items[static_cast<std::size_t>(r.bench)] : nullptr; }
 };
 
@@ -137,7 +160,9 @@ inline std::pair<Cell, Cell> stat_difference(const Cell& n, const Cell& b) {
 
 /// Column layout options.
 struct TableLayout {
+  /// Decides the metric columns (six metrics, statistics differences, or CRC-32s).
   Mode mode = Mode::tensor;
+  /// Result column: "Result" (current rules) or "Accuracy Reached or Not" (legacy).
   ResultRules rules = ResultRules::current;
   bool stack = false;  ///< NPU_Stack_Info column (stack.json next to the NPU dump.json)
 };

@@ -21,6 +21,8 @@ struct CompareOptions {
   /// eps added at bench zeros; 0 = automatic: float32 eps when both sides are
   /// 16/32-bit floats, float64 eps otherwise (numpy result_type(n, b, float32)).
   double zero_bench_eps = 0;
+  /// Relative-error thresholds of Comparison::one_thousandth_ratio and
+  /// Comparison::five_thousandths_ratio: the share of elements with rel < threshold (strictly).
   double rel_thresholds[2] = {1e-3, 5e-3};
   /// Elements per chunk. Chunks are merged in index order, so results are
   /// bitwise identical for any thread count; only this number changes rounding.

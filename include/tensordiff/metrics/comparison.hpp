@@ -44,6 +44,7 @@ struct Metric {
 
 /// What the validation chain (msprobe's ValidateTensor) decided.
 enum class Validation : std::uint8_t {
+  /// The pair passed the validation chain: all six metrics are computed.
   ok,
   empty,               ///< a side has no elements
   shape_unmatched,     ///< shapes differ (after squeeze, if enabled)

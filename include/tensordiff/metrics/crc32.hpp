@@ -17,6 +17,7 @@
 #include "../core/tensor_view.hpp"
 #include "detail/hash_blocks.hpp"
 
+/// \cond detail
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define TD_CRC32_HAVE_CLMUL 1
@@ -30,6 +31,7 @@
 #else
 #define TD_CRC32_HAVE_CLMUL 0
 #endif
+/// \endcond
 
 TD_NAMESPACE_BEGIN
 namespace detail {
@@ -189,7 +191,9 @@ inline std::string crc32_hex(std::uint32_t crc) {
                               static_cast<std::uint8_t>(crc >> 8), static_cast<std::uint8_t>(crc)};
   return detail::to_hex(be, 4);
 }
+/// CRC-32 of `n` bytes as msprobe prints it (8 lowercase hex digits).
 inline std::string crc32_hex(const void* data, std::size_t n) { return crc32_hex(crc32(data, n)); }
+/// CRC-32 of a tensor's logical elements (see crc32(const TensorView&)) as 8 lowercase hex digits.
 inline std::string crc32_hex(const TensorView& v) { return crc32_hex(crc32(v)); }
 
 /// msprobe's hash of a non-tensor item: CRC-32 of the text of str(value)

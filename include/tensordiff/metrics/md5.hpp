@@ -37,11 +37,13 @@ inline void md5_compress(std::uint32_t state[4], const unsigned char* p, std::si
     }
     const std::uint32_t a0 = a, b0 = b, c0 = c, d0 = d;
     // F and G use the forms with one fewer operation (as OpenSSL does).
+    /// \cond detail
 #define TD_MD5_STEP(f, w, x_, y, z, k, s) w = md5_rotl(w + f(x_, y, z) + (k), s) + x_
 #define TD_MD5_F(x_, y, z) ((((y) ^ (z)) & (x_)) ^ (z))
 #define TD_MD5_G(x_, y, z) ((((x_) ^ (y)) & (z)) ^ (y))
 #define TD_MD5_H(x_, y, z) ((x_) ^ (y) ^ (z))
 #define TD_MD5_I(x_, y, z) ((y) ^ ((x_) | ~(z)))
+    /// \endcond
     TD_MD5_STEP(TD_MD5_F, a, b, c, d, x[0] + 0xd76aa478u, 7);
     TD_MD5_STEP(TD_MD5_F, d, a, b, c, x[1] + 0xe8c7b756u, 12);
     TD_MD5_STEP(TD_MD5_F, c, d, a, b, x[2] + 0x242070dbu, 17);
@@ -163,6 +165,7 @@ class Md5 {
     if (n > 0) std::memcpy(buffer_, p, n);
     buffered_ = n;
   }
+  /// Appends the bytes of `s` (no terminating NUL).
   void update(std::string_view s) noexcept { update(s.data(), s.size()); }
 
   /// The 16-byte digest of everything appended. Finalises a copy, so more

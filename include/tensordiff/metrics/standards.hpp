@@ -29,13 +29,16 @@ TD_NAMESPACE_BEGIN
 /// Any preset, chosen at run time (the CLI's --standard).
 class Standard {
  public:
+  /// The preset held: one of the standards:: types.
   using Variant = std::variant<standards::Torch, standards::Numpy, standards::Ulp, standards::Polygraphy,
                                standards::MsprobeCompare, standards::MsprobePrecheck, standards::Bitwise>;
 
   Standard() = default;  ///< torch with its per-dtype defaults
+  /// Holds the preset `s` (implicit, so `Standard s = standards::Ulp{2};` works).
   template <class S, class = std::enable_if_t<std::is_constructible_v<Variant, S>>>
   Standard(S s) : v_(std::move(s)) {}  // NOLINT: a preset is usable wherever a Standard is
 
+  /// The held preset's check(): `actual` against the reference `expected`.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
     return std::visit([&](const auto& s) { return s.check(actual, expected, o); }, v_);
   }
@@ -45,6 +48,7 @@ class Standard {
     return std::visit([](const auto& s) { return s.describe(); }, v_);
   }
 
+  /// The held preset, for std::visit or std::get_if (e.g. to read its tolerances).
   const Variant& variant() const noexcept { return v_; }
 
  private:

@@ -28,14 +28,18 @@ struct MsprobeCompare {
   double max_abs_err_threshold = 0.001; ///< MAX_ABS_ERR_THRESHOLD
   double cos_max_threshold = 0.9;       ///< COS_MAX_THRESHOLD
   double max_abs_err_max_threshold = 1; ///< MAX_ABS_ERR_MAX_THRESHOLD
+  /// Options of the compare() that check(actual, expected) runs (msprobe's defaults).
   CompareOptions compare_options{};
 
+  /// Name and thresholds: "msprobe compare (pass: cosine >= 0.99 or max abs err <= 0.001; ...)".
   std::string describe() const {
     return "msprobe compare (pass: cosine >= " + detail::num(cos_threshold) + " or max abs err <= " +
            detail::num(max_abs_err_threshold) + "; fail: cosine < " + detail::num(cos_max_threshold) +
            " or max abs err > " + detail::num(max_abs_err_max_threshold) + ")";
   }
 
+  /// Applies the rule to a Comparison already computed (e.g. by compare() or a dump compare),
+  /// without touching the tensors again.
   Verdict check(const Comparison& c) const {
     Verdict v;
     v.standard = "msprobe";
@@ -81,6 +85,8 @@ struct MsprobeCompare {
     return v;
   }
 
+  /// compare<Kernel>(actual, expected, compare_options), then the rule. Throws what compare()
+  /// throws (Error{unsupported} for complex inputs). Keeps no worst elements (an aggregate rule).
   template <class Kernel = kernels::Default>
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& = {}) const {
     return check(compare<Kernel>(actual, expected, compare_options));
@@ -103,13 +109,19 @@ struct MsprobeCompare {
 /// nan/inf: their positions (same NaN / same inf) must match, then they are
 /// ignored; a differing position is an error.
 struct MsprobePrecheck {
+  /// Which pre-check standard (see the struct comment): the acc_check ladder, the thousandth
+  /// ("双千") ratio, or the ULP standard.
   enum class Method : std::uint8_t { ladder, thousandth, ulp };
+  /// The standard applied to floating-point outputs; integer / bool outputs always compare exactly.
   Method method = Method::ladder;
+  /// A quantized operator: integer outputs may differ by 1 (max abs err ≤ 1).
   bool quantized = false;
 
+  /// "acc_check ladder", "thousandth" or "ULP" (for describe() and messages).
   static const char* method_name(Method m) noexcept {
     return m == Method::ladder ? "acc_check ladder" : m == Method::thousandth ? "thousandth" : "ULP";
   }
+  /// Name and method: "msprobe pre-check (acc_check ladder)", ", quantized" when set.
   std::string describe() const {
     return std::string("msprobe pre-check (") + method_name(method) + (quantized ? ", quantized" : "") + ")";
   }
@@ -124,6 +136,9 @@ struct MsprobePrecheck {
     }
   }
 
+  /// Judges the device output `actual` against the bench `expected` by `method`. A shape
+  /// mismatch is an error Verdict; complex dtypes throw Error{unsupported}. The float64 ULP
+  /// standard is not_judged (msprobe has no parameters for it).
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
     Verdict v;
     v.standard = "precheck";

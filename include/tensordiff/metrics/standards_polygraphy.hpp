@@ -15,9 +15,12 @@
 TD_NAMESPACE_BEGIN
 namespace standards {
 
-/// Polygraphy's CompareFunc.simple statistic.
+/// Polygraphy's CompareFunc.simple statistic (check_error_stat): `elemwise` judges every element
+/// on its own; `max`, `mean`, `median` and `quantile` judge that statistic of all the absolute
+/// and of all the relative differences.
 enum class ErrorStat : std::uint8_t { elemwise, max, mean, median, quantile };
 
+/// Polygraphy's spelling of the statistic: "elemwise", "max", "mean", "median", "quantile".
 inline const char* to_string(ErrorStat s) noexcept {
   switch (s) {
     case ErrorStat::elemwise: return "elemwise";
@@ -36,10 +39,14 @@ inline const char* to_string(ErrorStat s) noexcept {
 /// check_error_stat other than elemwise, the statistic of all abs and rel
 /// differences is tested the same way (NaN statistic fails).
 struct Polygraphy {
+  /// Relative tolerance (Polygraphy's default 1e-5): rel = |a − e| / |e| must be ≤ it...
   double rtol = 1e-5;
+  /// ...or the absolute difference |a − e| ≤ atol (default 1e-5), in the elements' units.
   double atol = 1e-5;
+  /// check_error_stat: elemwise judges each element; the others judge one statistic of all of them.
   ErrorStat stat = ErrorStat::elemwise;
   double quantile = 0.99;  ///< for ErrorStat::quantile (numpy 'linear' method)
+  /// An inf equals the same inf (difference 0); off, as in Polygraphy, where inf − inf = NaN fails.
   bool infinities_compare_equal = false;
 
   /// Throws Error{invalid_argument} for an option out of range (check() calls
@@ -50,6 +57,7 @@ struct Polygraphy {
                   "polygraphy standard: error_quantile must lie in [0, 1], not " + detail::num(quantile));
   }
 
+  /// Name and Polygraphy's option names: "polygraphy (rtol=1e-05, atol=1e-05, check_error_stat=elemwise)".
   std::string describe() const {
     std::string s = "polygraphy (rtol=" + detail::num(rtol) + ", atol=" + detail::num(atol) +
                     ", check_error_stat=" + to_string(stat);
@@ -70,6 +78,9 @@ struct Polygraphy {
     return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
   }
 
+  /// The statistic `s` of the differences `x` (quantile `q` for ErrorStat::quantile), as numpy
+  /// computes it: NaN when any difference is NaN, 0 for no elements; may reorder `x`.
+  /// ErrorStat::elemwise is no statistic and gives NaN.
   static double statistic(std::vector<double>& x, ErrorStat s, double q) {
     if (x.empty()) return 0.0;
     switch (s) {
@@ -98,6 +109,10 @@ struct Polygraphy {
     return detail::nan_v;
   }
 
+  /// Judges `actual` against the reference `expected`. Throws Error{invalid_argument} for a
+  /// quantile outside [0, 1] and Error{unsupported} for complex dtypes; a shape mismatch is an
+  /// error Verdict. A statistic other than elemwise keeps every difference in memory (16 bytes
+  /// per element).
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
     validate();
     Verdict v;

@@ -70,7 +70,11 @@ namespace standards {
 /// per-dtype defaults; for a mixed pair the larger of each (the less precise
 /// dtype's). Setting only one of rtol/atol throws, as torch raises ValueError.
 struct Torch {
+  ///@{
+  /// Relative and absolute tolerance; both unset (torch's per-dtype defaults) or both set.
   std::optional<double> rtol, atol;
+  ///@}
+  /// NaN matches NaN (torch's equal_nan); off by default, as in torch.
   bool equal_nan = false;
 
   /// torch's `_DTYPE_PRECISIONS`: {rtol, atol}; integers and bool {0, 0}.
@@ -103,11 +107,17 @@ struct Torch {
     return "torch (rtol=" + detail::num(*rtol) + ", atol=" + detail::num(*atol) + (equal_nan ? ", equal_nan=True" : "") + ")";
   }
 
+  /// With dtypes: the tolerances this pair is checked with, e.g. "torch (rtol=1.3e-06, atol=1e-05)".
+  /// Throws Error{invalid_argument} when only one of rtol / atol is set.
   std::string describe(DType actual, DType expected) const {
     const auto [r, a] = tolerances(actual, expected);
     return "torch (rtol=" + detail::num(r) + ", atol=" + detail::num(a) + (equal_nan ? ", equal_nan=True" : "") + ")";
   }
 
+  /// Judges `actual` against the reference `expected` (same shape; any strides, byte orders
+  /// and real dtype pair). A shape mismatch is an error Verdict, not an exception; complex
+  /// dtypes throw Error{unsupported}. Keeps the o.worst_count worst mismatching elements.
+  /// Throws Error{invalid_argument} when only one of rtol / atol is set.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
     const auto [r, a] = tolerances(actual.dtype, expected.dtype);
     Verdict v;
@@ -124,17 +134,24 @@ struct Torch {
 ///   Numpy{}           numpy.testing.assert_allclose: rtol 1e-7, atol 0, equal_nan on
 ///   Numpy::isclose()  numpy.isclose / numpy.allclose: rtol 1e-5, atol 1e-8, equal_nan off
 struct Numpy {
+  /// Relative tolerance, a multiple of |expected| (assert_allclose's 1e-7 by default).
   double rtol = 1e-7;
+  /// Absolute tolerance, in the elements' units (assert_allclose's 0 by default).
   double atol = 0;
+  /// NaN matches NaN (assert_allclose's default; isclose's is off).
   bool equal_nan = true;
 
   /// numpy.isclose's (and numpy.allclose's) defaults.
   static constexpr Numpy isclose() noexcept { return Numpy{1e-5, 1e-8, false}; }
 
+  /// Name and parameters: "numpy (rtol=1e-07, atol=0, equal_nan=True)".
   std::string describe() const {
     return "numpy (rtol=" + detail::num(rtol) + ", atol=" + detail::num(atol) +
            ", equal_nan=" + (equal_nan ? "True" : "False") + ")";
   }
+  /// Judges `actual` against the reference `expected` (same shape; any strides, byte orders
+  /// and real dtype pair). A shape mismatch is an error Verdict, not an exception; complex
+  /// dtypes throw Error{unsupported}. Keeps the o.worst_count worst mismatching elements.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
     Verdict v;
     v.standard = "numpy";
@@ -149,13 +166,17 @@ struct Numpy {
 /// value (as gtest's FloatEq); NaN never matches unless equal_nan. Integer
 /// pairs: the exact difference (integers are 1 apart per step).
 struct Ulp {
+  /// Largest allowed distance, in ULPs of the less precise dtype (4, as gtest's FloatEq).
   std::uint64_t max_ulps = 4;
+  /// NaN matches NaN (any payload); off by default.
   bool equal_nan = false;
 
+  /// Name and parameters without dtypes: "ulp (max 4 ULP in the less precise dtype)".
   std::string describe() const {
     return "ulp (max " + std::to_string(max_ulps) + " ULP in the less precise dtype" + (equal_nan ? ", equal_nan=True" : "") + ")";
   }
 
+  /// With dtypes: names the dtype the ULPs are counted in, e.g. "ulp (max 4 ULP in bfloat16)".
   std::string describe(DType actual, DType expected) const {
     const bool ints = is_integral(actual) && is_integral(expected);
     return "ulp (max " + std::to_string(max_ulps) + " ULP" +
@@ -164,6 +185,9 @@ struct Ulp {
            (equal_nan ? ", equal_nan=True" : "") + ")";
   }
 
+  /// Judges `actual` against the reference `expected` (same shape; any strides, byte orders
+  /// and real dtype pair). A shape mismatch is an error Verdict, not an exception; complex
+  /// dtypes throw Error{unsupported}. Keeps the o.worst_count worst mismatching elements.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
     Verdict v;
     v.standard = "ulp";
@@ -208,8 +232,12 @@ struct Ulp {
 /// bytes equal (so NaN matches only the same NaN payload, and −0 ≠ +0).
 /// Byte order is normalised first: a big-endian file equals its native copy.
 struct Bitwise {
+  /// "bitwise (same dtype, identical bits)".
   std::string describe() const { return "bitwise (same dtype, identical bits)"; }
 
+  /// Judges `actual` against `expected` byte by byte; differing dtypes or shapes are an error
+  /// Verdict (not an exception), complex dtypes throw Error{unsupported}. Keeps the
+  /// o.worst_count worst mismatching elements.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
     Verdict v;
     v.standard = "bitwise";

@@ -29,7 +29,8 @@ namespace report {
 /// How write_csv_file() writes the table.
 struct CsvOptions {
   /// A non-numeric cell starting with + - = % @ (a spreadsheet formula): prefix it with a single
-  /// quote (tensordiff's default), or refuse to write the table (msprobe's choice).
+  /// quote (tensordiff's default, `escape`), or refuse to write the table (msprobe's choice,
+  /// `reject`, which throws Error{security} naming the row and column).
   enum class Formula : std::uint8_t { escape, reject };
   Formula formula = Formula::escape;  ///< see Formula
   std::size_t rows_per_file = 1000000;  ///< msprobe splits files into _part_i beyond this

@@ -35,18 +35,24 @@ namespace testing {
 
 /// A view plus whatever keeps its memory alive (null when the caller owns it).
 struct TensorArg {
+  /// The tensor as the matchers read it; valid as long as `keep` (or the caller's object) lives.
   TensorView view;
+  /// Owner of the viewed memory when the argument had to be copied or loaded (a FromFile, an
+  /// Eigen expression, a std::vector<bool>); null when the view points into the caller's object.
   std::shared_ptr<const void> keep;
   std::string origin;  ///< where it came from when that helps a message ("golden/x.npy")
 };
 
 /// Customisation point: specialise for your own tensor types.
 template <class T, class Enable = void> struct tensor_adapter {
+  /// False here; a specialisation sets it true and provides `static TensorArg adapt(const T&)`.
   static constexpr bool specialized = false;
 };
 
 /// Pointer + shape (+ strides in elements): a view on caller-owned memory.
 template <class T> TensorView Values(const T* data, Shape shape) { return TensorView::of(data, std::move(shape)); }
+/// Pointer + shape + strides (in elements, not bytes; negative allowed), e.g. a column of a
+/// row-major matrix: `Values(m + j, {rows}, {cols})`.
 template <class T> TensorView Values(const T* data, Shape shape, Strides strides) {
   return TensorView::of(data, std::move(shape), std::move(strides));
 }
@@ -54,6 +60,8 @@ template <class T> TensorView Values(const T* data, Shape shape, Strides strides
 /// A golden file, loaded when a matcher first needs it.
 struct FromFile {
   std::string path;  ///< "x.npy", or "x.npz::entry" to pick one tensor of a container
+  /// Names the file; nothing is read yet. Loading it (io::load_one) throws tensordiff::Error
+  /// naming the file when it is missing or malformed, which fails the assertion that used it.
   explicit FromFile(std::string p) : path(std::move(p)) {}
 };
 

@@ -31,10 +31,15 @@ template <> struct eigen_scalar<Eigen::bfloat16> {
 };
 }  // namespace detail
 
+/// Eigen dense objects (matrices, arrays, maps, blocks, expressions) as tensor arguments; see
+/// the header comment for the shapes and when a copy is made.
 template <class T>
 struct tensor_adapter<T, std::enable_if_t<std::is_base_of_v<Eigen::DenseBase<T>, T>>> {
+  /// This adapter exists.
   static constexpr bool specialized = true;
 
+  /// A view of `x` in place when it has direct access (plain objects, maps, blocks); otherwise
+  /// `x` is evaluated once into a plain object that the returned TensorArg keeps alive.
   static TensorArg adapt(const T& x) {
     if constexpr ((static_cast<unsigned>(T::Flags) & Eigen::DirectAccessBit) != 0) {
       return view_of(x);

@@ -31,10 +31,12 @@ TD_NAMESPACE_BEGIN
 inline void PrintTo(const TensorView& v, std::ostream* os) {
   *os << dtype_name(v.dtype) << " tensor of shape " << shape_to_string(v.shape);
 }
+/// gtest printer of a Tensor: its view's dtype and shape, never the elements.
 inline void PrintTo(const Tensor& t, std::ostream* os) { PrintTo(t.view(), os); }
 
 namespace testing {
 
+/// gtest printer of a golden-file argument: `FromFile("golden/x.npy")`.
 inline void PrintTo(const FromFile& f, std::ostream* os) { *os << "FromFile(\"" << f.path << "\")"; }
 
 /// Message options shared by the assertions and matchers (per process).

@@ -34,6 +34,7 @@
 #define TD_KERNELS_HIGHWAY_INL_HPP_
 #endif
 
+#include "hwy_workarounds.hpp"
 #include <hwy/highway.h>
 
 #include <cmath>

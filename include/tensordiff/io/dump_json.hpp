@@ -136,15 +136,18 @@ struct DumpEntry {
 
 /// stack.json: entry name → call-stack lines.
 struct StackInfo {
-  /// Each entry name with its stack lines (both formats resolved to one map).
-  std::map<std::string, std::vector<std::string>> by_name;
+  /// The distinct stacks, each stored once: the newer format shares one stack among several
+  /// names, and copying it per name let a small file expand to gigabytes.
+  std::vector<std::vector<std::string>> stacks;
+  /// Each entry name with the index of its stack in `stacks` (both formats resolved to one map).
+  std::map<std::string, std::size_t> by_name;
   /// The file used the newer `{"0": [[names], [lines]]}` layout, which shares one stack among
   /// several names.
   bool new_format = false;
   /// The stack of an entry, or null when stack.json does not list it.
   const std::vector<std::string>* find(const std::string& name) const {
     auto it = by_name.find(name);
-    return it == by_name.end() ? nullptr : &it->second;
+    return it == by_name.end() ? nullptr : &stacks[it->second];
   }
 };
 
@@ -173,7 +176,6 @@ struct ConstructInfo {
 struct DumpLimits {
   std::uint64_t max_json_bytes = 4ull << 30;   ///< dump.json / stack.json / construct.json file size
   std::uint64_t max_depth = 1000;              ///< JSON nesting, checked before parsing
-  std::uint64_t max_stack_bytes = 1ull << 30;  ///< stack.json lines after sharing is expanded per name
 };
 
 /// One dump folder.
@@ -598,15 +600,6 @@ inline DumpFile parse_dump_json(const std::string& text, const std::string& file
 /// Parses stack.json (new `{"0": [[names], [lines]]}` or old `{name: [lines]}` format).
 inline StackInfo parse_stack_json(const std::string& text, const std::string& file, const DumpLimits& limits = {}) {
   const ordered_json root = detail::parse_python_json(text, file, limits.max_depth);
-  std::uint64_t expanded = 0;  // the new format shares one line list among many names: bound the copies
-  auto charge = [&](const std::vector<std::string>& lines, const std::string& ptr) {
-    for (const auto& l : lines) expanded += l.size() + sizeof(std::string);
-    if (expanded > limits.max_stack_bytes)
-      throw Error(ErrorCategory::security,
-                  "call stacks expand to more than " + std::to_string(limits.max_stack_bytes) +
-                      " bytes (limit max_stack_bytes)",
-                  {file, ptr, std::nullopt});
-  };
   detail::DumpParser p{file};
   if (!root.is_object()) p.fail("", std::string("expected an object at the top level, got ") + root.type_name());
   StackInfo s;
@@ -627,16 +620,14 @@ inline StackInfo parse_stack_json(const std::string& text, const std::string& fi
     const bool new_fmt = v.is_array() && v.size() == 2 && v[0].is_array() && (v[1].is_array() || v[1].is_null());
     if (new_fmt) {
       s.new_format = true;
-      auto lines = lines_of(v[1], ptr + "/1");
+      s.stacks.push_back(lines_of(v[1], ptr + "/1"));
       for (std::size_t i = 0; i < v[0].size(); ++i) {
         if (!v[0][i].is_string()) p.fail(ptr + "/0/" + std::to_string(i), std::string("expected a string, got ") + v[0][i].type_name());
-        charge(lines, ptr + "/0/" + std::to_string(i));
-        s.by_name[v[0][i].get<std::string>()] = lines;
+        s.by_name[v[0][i].get<std::string>()] = s.stacks.size() - 1;
       }
     } else {
-      auto lines = lines_of(v, ptr);
-      charge(lines, ptr);
-      s.by_name[it.key()] = std::move(lines);
+      s.stacks.push_back(lines_of(v, ptr));
+      s.by_name[it.key()] = s.stacks.size() - 1;
     }
   }
   return s;

@@ -57,10 +57,20 @@ struct OverflowArgs {
   bool json = false;
 };
 
+struct DumpArgs {
+  std::string from, to;
+  std::string task = "tensor";         ///< tensor | statistics | md5
+  std::string framework = "pytorch";   ///< pytorch (.pt data files) | mindspore (.npy)
+  std::string prefix = "Op";           ///< entry names: {prefix}.{op}.{n}.forward
+  std::optional<int> rank;
+  int step = 0;
+};
+
 int run_stat(const StatArgs&);
 int run_ls(const LsArgs&);
 int run_diff(const DiffArgs&);
 int run_compare(const CompareArgs&);
 int run_overflow(const OverflowArgs&);
+int run_dump(const DumpArgs&);
 
 }  // namespace cli

@@ -1,7 +1,8 @@
-// `tensordiff compare | overflow`: whole dumps.
+// `tensordiff compare | overflow | dump`: whole dumps.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <tensordiff/io/dump_from_folder.hpp>
 #include <tensordiff/match/compare_dumps.hpp>
 #include <tensordiff/match/layer_mapping.hpp>
 #include <tensordiff/match/mapping_files.hpp>
@@ -168,6 +169,20 @@ int run_overflow(const OverflowArgs& a) {
   bool any = false;
   for (const auto& rep : reports) any = any || !rep.findings.empty();
   return any ? 1 : 0;
+}
+
+int run_dump(const DumpArgs& a) {
+  td::io::DumpWriterOptions o;
+  o.task = a.task == "tensor" ? td::io::DumpTask::tensor : a.task == "md5" ? td::io::DumpTask::md5 : td::io::DumpTask::statistics;
+  o.framework = a.framework;
+  o.level = "L1";
+  o.rank = a.rank;
+  o.step = a.step;
+  td::io::DumpWriter w(a.to, o);
+  const std::size_t n = td::io::convert_tensor_folder(a.from, w, a.prefix);
+  w.flush();
+  std::cout << "wrote " << n << " entries to " << (w.dir() / "dump.json").string() << "\n";
+  return 0;
 }
 
 }  // namespace cli

@@ -90,6 +90,20 @@ int main(int argc, char** argv) {
   c_ovf->add_option("dump", ovf.dump, "dump.json, rank folder or step folder")->required();
   c_ovf->add_flag("--json", ovf.json, "Print JSON");
 
+  cli::DumpArgs dmp;
+  auto* c_dump = app.add_subcommand("dump", "Turn a folder of tensor files (TF precision_tool names) into an msprobe-layout dump");
+  c_dump->add_option("--from", dmp.from, "folder of .npy/.npz/.pt/.safetensors files named {op}.{output}.{timestamp}")->required();
+  c_dump->add_option("--to", dmp.to, "dump root: writes ROOT/step{S}/rank{R}/dump.json and dump_tensor_data/")->required();
+  c_dump->add_option("--task", dmp.task, "tensor | statistics | md5")
+      ->check(CLI::IsMember({"tensor", "statistics", "md5"}))
+      ->capture_default_str();
+  c_dump->add_option("--framework", dmp.framework, "pytorch (.pt files) | mindspore (.npy files)")
+      ->check(CLI::IsMember({"pytorch", "mindspore"}))
+      ->capture_default_str();
+  c_dump->add_option("--prefix", dmp.prefix, "API prefix of the entry names")->capture_default_str();
+  c_dump->add_option("--rank", dmp.rank, "rank folder number (default: proc{pid}, as msprobe without a rank)");
+  c_dump->add_option("--step", dmp.step, "step folder number")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -104,6 +118,7 @@ int main(int argc, char** argv) {
     if (*c_diff) return cli::run_diff(diff);
     if (*c_cmp) return cli::run_compare(cmp);
     if (*c_ovf) return cli::run_overflow(ovf);
+    if (*c_dump) return cli::run_dump(dmp);
   } catch (const tensordiff::Error& e) {
     std::fprintf(stderr, "tensordiff: %s\n", e.what());  // escaped and truncated by Error
     return 2;

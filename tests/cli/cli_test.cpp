@@ -218,3 +218,35 @@ TEST(Cli, CompareWritesOneHtmlReportForAllRanksAndSteps) {
     fs::remove_all(out);
   }
 }
+
+// `tensordiff dump` turns the TF precision_tool folders of tests/data/plain_dumps into msprobe-layout
+// dumps; compare pairs them as tests/data/plain_dumps/expected.json says (written by its generator).
+TEST(Cli, DumpConvertsPlainFoldersThatCompareThenPairs) {
+  const fs::path out = fs::temp_directory_path() / ("td_cli_dump_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  std::ifstream ef(data("plain_dumps/expected.json"));
+  const auto expected = nlohmann::json::parse(ef);
+  for (const char* side : {"npu", "bench"}) {
+    const CliRun r = run("dump --from " + data(std::string("plain_dumps/") + side) + " --to " + (out / side).string() +
+                         " --rank 0");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream f(out / side / "step0" / "rank0" / "dump.json");
+    const auto d = nlohmann::json::parse(f);
+    EXPECT_EQ(d["task"], "tensor");
+    for (const auto& key : expected["pairs"]) {
+      const std::string k = key.get<std::string>();
+      const std::string entry = "Op." + k.substr(0, k.rfind('.')) + ".0.forward";  // {op}.{output index}
+      EXPECT_TRUE(d["data"].contains(entry)) << side << " " << entry;
+    }
+  }
+  const CliRun c = run("compare " + (out / "npu").string() + " " + (out / "bench").string() + " -o " +
+                       (out / "cmp").string() + " --quiet");
+  EXPECT_EQ(c.code, 1) << c.err;
+  const std::string first = expected["first_divergent_in_npu_timestamp_order"];
+  EXPECT_NE(c.out.find("first divergence: Op." + first.substr(0, first.rfind('.')) + ".0.forward"), std::string::npos)
+      << c.out;
+  const CliRun bad = run("dump --from " + data("no_such_folder") + " --to " + (out / "x").string());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("no_such_folder"), std::string::npos) << bad.err;
+  fs::remove_all(out);
+}

@@ -86,10 +86,15 @@ TEST(Cli, StatJsonMatchesGoldenSidecars) {
       for (const char* k : {"min", "max", "sum"})
         if (w.contains(k)) {
           const double a = num(g[k]), b = num(w[k]);
-          if (std::isnan(b)) EXPECT_TRUE(std::isnan(a)) << k;
-          else EXPECT_DOUBLE_EQ(a, b) << k;
+          if (std::isnan(b)) {
+            EXPECT_TRUE(std::isnan(a)) << k;
+          } else {
+            EXPECT_DOUBLE_EQ(a, b) << k;
+          }
         }
-      if (w.contains("l2") && !w["l2"].is_string()) EXPECT_NEAR(num(g["l2norm"]), num(w["l2"]), 1e-12 * num(w["l2"]));
+      if (w.contains("l2") && !w["l2"].is_string()) {
+        EXPECT_NEAR(num(g["l2norm"]), num(w["l2"]), 1e-12 * num(w["l2"]));
+      }
     }
   }
 }
@@ -118,7 +123,9 @@ TEST(Cli, DiffExitCodesFollowTheStandard) {
 
   // Same values, other dtype and layout: float32 Fortran vs float64 C order.
   const CliRun json = run("diff --json " + data("npy/float32_fortran_3x4.npy") + " " + data("npy/float32_3x4_c.npy"));
-  if (fs::exists(data("npy/float32_3x4_c.npy"))) EXPECT_EQ(json.code, 0);
+  if (fs::exists(data("npy/float32_3x4_c.npy"))) {
+    EXPECT_EQ(json.code, 0);
+  }
 
   const CliRun differ = run("diff --json " + data("npy/float32_2x3x4.npy") + " " + data("npy/float32_v2.npy"));
   // shapes may differ; either way the verdict is a failure or an input error, never a pass

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tensordiff/metrics/compare.hpp"
+#include "tensordiff/kernels/default.hpp"
 #include "tensordiff/kernels/scalar.hpp"
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
 #include "tensordiff/kernels/highway.hpp"
@@ -206,6 +207,8 @@ template <class Kernel> void register_backend(const char* backend, std::size_t b
 }
 
 int register_all() {
+  // The header of every run names the SIMD target the default kernel dispatched to.
+  benchmark::AddCustomContext("tensordiff_kernel", kernels::default_kernel_description());
   std::vector<std::size_t> sizes = {32u << 10, 1u << 20, 16u << 20};
   const char* large = std::getenv("TD_BENCH_LARGE");
   if (large && *large && *large != '0') sizes.push_back(std::size_t{512} << 20);

@@ -52,4 +52,7 @@ int run_diff(const DiffArgs&);
 int run_compare(const CompareArgs&);
 int run_overflow(const OverflowArgs&);
 
+/// "tensordiff 0.1.0" and the kernel in use (--version).
+std::string version_text();
+
 }  // namespace cli

@@ -79,7 +79,7 @@ int run_compare(const CompareArgs& a) {
   for (std::size_t i = 0; i < r.ranks.size(); ++i) {
     const auto& rc = r.ranks[i];
     const std::string base =
-        (fs::path(a.out_dir) / td::report::result_file_name(r.multi_rank ? std::max(rc.rank, 0) : -1, ts, rc.step)).string();
+        (fs::path(a.out_dir) / td::report::result_file_name(rc, r.compat, r.multi_rank, ts)).string();
     for (const auto& f : td::report::write_csv_file(rc, r.layout_for(rc), base)) written.push_back(f);
     if (!rc.bench_only.empty() && req.compat != td::match::Compat::msprobe) {
       const std::string f = base.substr(0, base.size() - 4) + "_bench_only.csv";

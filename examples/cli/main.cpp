@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <string>
 #include <tensordiff/core/error.hpp>
 #include <tensordiff/version.hpp>
 
@@ -11,7 +13,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"tensordiff — fast, exact tensor and dump comparison"};
-  app.set_version_flag("--version", tensordiff::version_string);
+  app.set_version_flag("--version", std::function<std::string()>(cli::version_text));
   app.require_subcommand(1);
 
   cli::StatArgs stat;

@@ -8,6 +8,7 @@
 #include <tensordiff/metrics/standards.hpp>
 #include <tensordiff/report/json.hpp>
 #include <tensordiff/report/text.hpp>
+#include <tensordiff/version.hpp>
 
 #include "commands.hpp"
 
@@ -135,3 +136,8 @@ int run_diff(const DiffArgs& a) {
 }
 
 }  // namespace cli
+
+std::string cli::version_text() {
+  return std::string("tensordiff ") + tensordiff::version_string + "\nkernel: " +
+         tensordiff::kernels::default_kernel_description() + "\nabi: " + tensordiff::abi_tag();
+}

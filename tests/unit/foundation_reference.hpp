@@ -302,6 +302,12 @@ inline PairRef reference_pair(const TensorView& va, const TensorView& vb, std::u
   PairRef r;
   r.eps = eps_for(va.dtype, vb.dtype);
   const bool ints = is_int_like(va.dtype) && is_int_like(vb.dtype);
+  const auto narrow = [](DType t) { return t == DType::float16 || t == DType::bfloat16 || t == DType::float32; };
+  const bool f32 = narrow(va.dtype) && narrow(vb.dtype);
+  if (f32) {  // thresholds rounded to float, as numpy compares a float32 array
+    rel_t0 = static_cast<float>(rel_t0);
+    rel_t1 = static_cast<float>(rel_t1);
+  }
   for (std::uint64_t i = begin; i < end; ++i) {
     const long double la = read(va, i), lb = read(vb, i);
     ++r.count;
@@ -334,7 +340,15 @@ inline PairRef reference_pair(const TensorView& va, const TensorView& vb, std::u
       r.max_abs = ad;
       r.max_abs_index = i;
     }
-    const double rel = db == 0 ? std::fabs(da) / r.eps : ad / std::fabs(db);
+    // msprobe's rule: float32 arithmetic for 16/32-bit float pairs, eps on both sides at bench zeros
+    double rel;
+    if (f32) {
+      const float fe = static_cast<float>(r.eps), fa = static_cast<float>(da), fb = static_cast<float>(db);
+      const float num = fb == 0 ? (fa + fe) - fe : fa - fb;
+      rel = std::fabs(static_cast<double>(num / (fb == 0 ? fe : fb)));
+    } else {
+      rel = db == 0 ? std::fabs((da + r.eps) - r.eps) / r.eps : ad / std::fabs(db);
+    }
     r.sum_rel += rel;
     if (rel > r.max_rel) {
       r.max_rel = rel;

@@ -75,7 +75,7 @@ template <class T> void check(std::size_t n, std::uint64_t seed, const KernelPar
   double max_rel = -1;
   for (std::size_t i = 0; i < n; ++i) {
     const double x = detail::to_double(d.a[i]), y = detail::to_double(d.b[i]);
-    const double rel = y == 0 ? std::fabs(x) / k.zero_bench_eps : std::fabs(x - y) / std::fabs(y);
+    const double rel = td_test::ref_relative_error(x, y, k);
     below0 += rel < k.rel_thresholds[0];
     below1 += rel < k.rel_thresholds[1];
     if (rel > max_rel) max_rel = rel, max_i = 7 + i;

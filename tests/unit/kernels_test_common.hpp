@@ -91,6 +91,18 @@ struct RefSums {
 };
 using AbsTerms = RefSums;
 
+/// msprobe's relative error written out independently of detail::relative_error: with
+/// rel_float32 every operation in float (eps on both sides at bench zeros), else in double.
+inline double ref_relative_error(double x, double y, const KernelParams& k) {
+  if (k.rel_float32) {
+    const float e = static_cast<float>(k.zero_bench_eps);
+    const float fy = static_cast<float>(y);
+    const float num = fy == 0 ? (static_cast<float>(x) + e) - e : static_cast<float>(x) - fy;
+    return std::fabs(static_cast<double>(num / (fy == 0 ? e : fy)));
+  }
+  return y == 0 ? std::fabs((x + k.zero_bench_eps) - k.zero_bench_eps) / k.zero_bench_eps : std::fabs(x - y) / std::fabs(y);
+}
+
 template <class TA, class TB> RefSums abs_terms(const TA* a, const TB* b, std::size_t n, const KernelParams& k = {}) {
   RefSums t;
   for (std::size_t i = 0; i < n; ++i) {
@@ -108,7 +120,7 @@ template <class TA, class TB> RefSums abs_terms(const TA* a, const TB* b, std::s
     t.abs_dot += std::fabs((long double)x * y);
     t.ssd += diff * diff;
     t.sad += ad;
-    t.srel += y == 0 ? std::fabs(x) / k.zero_bench_eps : ad / std::fabs(y);
+    t.srel += ref_relative_error(x, y, k);
   }
   return t;
 }

@@ -34,6 +34,7 @@
 // time, so at most that many pairs are in memory.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <filesystem>
@@ -166,6 +167,15 @@ inline std::vector<FolderPair> rank_pairs(const std::filesystem::path& n, const 
   }
   out.push_back({step, -1, n, b, true});  // plain folders of tensor files
   return out;
+}
+
+/// The name of the rank folder holding the NPU dump: "rank3", "rank" or "proc1234"; "" otherwise.
+inline std::string rank_folder_name(const std::filesystem::path& npu) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::is_regular_file(npu, ec) ? npu.parent_path() : npu;
+  const std::string n = dir.filename().string();
+  static const std::regex rank_like(R"((rank\d*|proc\d+))");
+  return std::regex_match(n, rank_like) ? n : std::string();
 }
 
 inline std::vector<FolderPair> discover(const std::filesystem::path& n, const std::filesystem::path& b) {
@@ -304,14 +314,32 @@ inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest&
   }
 }
 
-inline void compute_statistics_row(RankComparison& rc, Row& r) {
+/// How each statistic is read (StatParse): under Compat::msprobe as pandas reads the table's
+/// columns — an NPU or bench column of integer literals only stays int64.
+inline std::array<StatParse, 4> statistics_parsing(const RankComparison& rc) {
+  std::array<StatParse, 4> how{};
+  if (rc.compat != Compat::msprobe) return how;
+  auto stat = [](const Item& it, int k) { return csv_text(stat_cell(k == 0 ? it.max : k == 1 ? it.min : k == 2 ? it.mean : it.norm)); };
+  for (int k = 0; k < 4; ++k) {
+    bool npu_int = !rc.rows.empty(), bench_int = !rc.rows.empty();
+    for (const Row& r : rc.rows) {
+      npu_int = npu_int && pandas_integer_literal(stat(rc.npu_items[r.npu], k));
+      const Item* b = rc.bench_item(r);
+      bench_int = bench_int && b && pandas_integer_literal(stat(*b, k));
+    }
+    how[static_cast<std::size_t>(k)] = StatParse{true, npu_int && bench_int};
+  }
+  return how;
+}
+
+inline void compute_statistics_row(RankComparison& rc, Row& r, const std::array<StatParse, 4>& how) {
   const Item& n = rc.npu_items[r.npu];
   const Item* b = rc.bench_item(r);
   if (!b) return;
   const io::JsonScalar* ns[] = {&n.max, &n.min, &n.mean, &n.norm};
   const io::JsonScalar* bs[] = {&b->max, &b->min, &b->mean, &b->norm};
   for (int k = 0; k < 4; ++k) {
-    auto [d, rel] = stat_difference(stat_cell(*ns[k]), stat_cell(*bs[k]));
+    auto [d, rel] = stat_difference(stat_cell(*ns[k]), stat_cell(*bs[k]), how[static_cast<std::size_t>(k)]);
     r.stat_diff[k] = d;
     r.stat_rel[k] = rel;
   }
@@ -339,6 +367,14 @@ inline void compute_tensor_rows(RankComparison& rc, const CompareRequest& req) {
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < workers; ++t) pool.emplace_back(work);
   for (auto& t : pool) t.join();
+}
+
+/// msprobe's fillna('N/A'): a missing requires_grad and a null leaf's md5 read N/A, not None.
+inline void msprobe_missing_values(std::vector<Item>& items) {
+  for (Item& it : items) {
+    if (it.requires_grad == "None") it.requires_grad = "N/A";
+    if (it.leaf && it.leaf->kind == io::DumpLeaf::Kind::none) it.md5 = "N/A";
+  }
 }
 
 inline void check_modes(Mode mn, Mode mb, const std::filesystem::path& n, const std::filesystem::path& b) {
@@ -377,6 +413,13 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
     rc.bench_items = flatten(*rc.bench_dump);
     rc.has_stack = rc.npu_dump->stack.has_value();
   }
+  rc.compat = req.compat;
+  rc.msprobe_fuzzy_md5 = req.compat == Compat::msprobe && rc.mode == Mode::md5 &&
+                         dynamic_cast<const FuzzyMatcher*>(req.matcher.get()) != nullptr;
+  if (req.compat == Compat::msprobe) {  // msprobe fills missing values with N/A (fillna)
+    detail::msprobe_missing_values(rc.npu_items);
+    detail::msprobe_missing_values(rc.bench_items);
+  }
   // pair
   MatchResult m(rc.npu_items.size());
   const MatchInput in{*rc.npu_dump, rc.npu_items, *rc.bench_dump, rc.bench_items, req.compat};
@@ -411,8 +454,10 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
       if (!used[j]) rc.bench_only.push_back(j);
   // compute
   if (rc.mode == Mode::tensor) detail::compute_tensor_rows(rc, req);
-  else if (rc.mode == Mode::statistics)
-    for (auto& r : rc.rows) detail::compute_statistics_row(rc, r);
+  else if (rc.mode == Mode::statistics) {
+    const auto how = detail::statistics_parsing(rc);
+    for (auto& r : rc.rows) detail::compute_statistics_row(rc, r, how);
+  }
   // judge
   if (req.rules == ResultRules::legacy) {
     apply_legacy_rules(rc);
@@ -435,6 +480,7 @@ inline DumpComparison run_compare(const CompareRequest& req) {
     RankComparison rc = compare_rank(p.npu, p.bench, req, p.plain);
     rc.step = p.step;
     rc.rank = p.rank;
+    rc.npu_folder = detail::rank_folder_name(p.npu);
     rc.label = (p.step.empty() ? "" : p.step + "/") + (p.rank >= 0 ? "rank" + std::to_string(p.rank) : rc.label);
     if (mode && *mode != rc.mode) detail::check_modes(*mode, rc.mode, p.npu, p.bench);
     mode = rc.mode;

@@ -24,6 +24,7 @@ struct DiffArgs {
   std::string save_diff;
   bool strict = false;
   std::string target;  ///< forced SIMD target (Highway), "" = best
+  std::string metrics = "all";  ///< --metrics: comma-separated names (metric_set_from_names)
 };
 
 struct CompareArgs {

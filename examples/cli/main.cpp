@@ -37,6 +37,10 @@ int main(int argc, char** argv) {
   c_diff->add_option("--atol", diff.atol, "absolute tolerance (overrides the standard's)");
   c_diff->add_option("--save-diff", diff.save_diff, "Write a - b (float64) to this .npy file");
   c_diff->add_flag("--strict", diff.strict, "Exit 1 on warnings too");
+  c_diff->add_option("--metrics", diff.metrics,
+                     "metrics to compute, comma-separated: cosine, euclidean, max_abs, max_rel, thousandths, mean_abs, "
+                     "mean_rel, rmse, statistics, all, assert_close (the others print as not requested)")
+      ->capture_default_str();
 
   cli::CompareArgs cmp;
   auto* c_cmp = app.add_subcommand("compare", "Compare two msprobe dumps (or folders of tensor files) like msprobe compare");

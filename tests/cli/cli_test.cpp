@@ -218,3 +218,24 @@ TEST(Cli, CompareWritesOneHtmlReportForAllRanksAndSteps) {
     fs::remove_all(out);
   }
 }
+
+TEST(Cli, VersionNamesTheKernelTarget) {
+  const CliRun r = run("--version");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("tensordiff ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\nkernel: "), std::string::npos) << r.out;  // "highway AVX3 (run-time dispatch)" or "scalar"
+}
+
+TEST(Cli, DiffMetricsSelectsTheMetricSet) {
+  const std::string a = data("npy/float32_fortran_3x4.npy");
+  const CliRun r = run("diff --json --metrics cosine,max_rel " + a + " " + a);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cosine"], 1.0);
+  EXPECT_EQ(j["max_rel_err"], 0.0);
+  EXPECT_EQ(j["max_abs_err"], "not requested");
+  EXPECT_EQ(j["rmse"], "not requested");
+  const CliRun bad = run("diff --metrics cosine,bogus " + a + " " + a);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("unknown metric 'bogus'"), std::string::npos) << bad.err;
+}

@@ -65,6 +65,9 @@ int run_compare(const CompareArgs& a) {
 
   const td::match::DumpComparison r = td::match::run_compare(req);
   progress.finish();
+  if (req.compat == td::match::Compat::msprobe && a.fuzzy && r.mode == td::match::Mode::statistics)
+    std::cerr << "tensordiff: warning: msprobe 26.0 cannot produce this table (statistics mode with fuzzy matching "
+                 "raises \"Length mismatch\" and writes nothing); tensordiff wrote it with msprobe's other rules\n";
   if (a.mode != "auto" && a.mode != mode_name(r.mode))
     throw td::Error(td::ErrorCategory::mismatch,
                     std::string("--mode ") + a.mode + " was asked for, but the dumps are " + mode_name(r.mode) + "-mode dumps",
@@ -118,9 +121,14 @@ int run_compare(const CompareArgs& a) {
             << "  unmatched " << unmatched << "  bench-only " << bench_only << "\n";
   if (r.first_divergence) {
     const auto& f = *r.first_divergence;
-    std::cout << "  first divergence: " << f.entry;
+    // No entry whose outputs fail while its inputs pass: name the first failing item's entry.
+    std::cout << "  first divergence: " << (f.entry.empty() ? f.first_item_entry : f.entry);
     if (!f.step.empty() || f.rank >= 0) std::cout << " (" << f.label << ")";
     std::cout << "\n";
+    // The first failing row, when it is not one of the entry's failing outputs (an input, an
+    // unmatched item, a row of an earlier entry).
+    if (!f.first_item.empty() && (f.first_item_entry != f.entry || f.first_item.find(".output.") == std::string::npos))
+      std::cout << "    first failing item: " << f.first_item << "\n";
     // The first divergent entry can be a module whose children diverge too;
     // the origin is the innermost such module (and the first such API call).
     if (f.origin_module && *f.origin_module != f.entry) std::cout << "    origin module: " << *f.origin_module << "\n";

@@ -239,3 +239,53 @@ TEST(Cli, DiffMetricsSelectsTheMetricSet) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("unknown metric 'bogus'"), std::string::npos) << bad.err;
 }
+
+// --compat msprobe: msprobe's file suffix (the NPU rank folder's name), and statistics + fuzzy,
+// which msprobe 26.0 cannot write (tests/data/msprobe_goldens/cases.json records its error):
+// tensordiff writes the table and says so in one line on stderr.
+TEST(Cli, CompatMsprobeNamesFilesAndWarnsOnStatisticsFuzzy) {
+  const fs::path out = fs::temp_directory_path() / ("td_cli_compat_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string c = data("msprobe_goldens/cases/fuzzy_stats_statistics/");
+  const CliRun r = run("compare " + c + "npu/step0 " + c + "bench/step0 -o " + out.string() + " --fuzzy --compat msprobe --quiet");
+  EXPECT_LE(r.code, 1) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("msprobe 26.0 cannot produce this table"), std::string::npos) << r.err;
+  bool named = false;
+  for (const auto& e : fs::directory_iterator(out)) named = named || e.path().filename().string().rfind("compare_result_proc4242_", 0) == 0;
+  EXPECT_TRUE(named);
+  const CliRun quiet = run("compare " + c + "npu/step0 " + c + "bench/step0 -o " + out.string() + " --fuzzy --quiet");
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;  // the default mode has nothing to warn about
+  fs::remove_all(out);
+}
+
+// Issue #13 B: a first failing row that is an unmatched item is named in the text summary and in
+// summary.json (it printed "first divergence:  (rank0)" and a null entry).
+TEST(Cli, FirstDivergenceNamesAnUnmatchedItem) {
+  const fs::path root = fs::temp_directory_path() / ("td_cli_unmatched_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto leaf = [](const char* mx) {
+    return std::string(R"({"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": )") + mx +
+           R"(, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false})";
+  };
+  auto entry = [&](const std::string& name, const char* mx) {
+    return "\"" + name + "\": {\"input_args\": [" + leaf(mx) + "], \"input_kwargs\": {}, \"output\": [" + leaf(mx) + "]}";
+  };
+  auto write_dump = [&](const std::string& side, const std::string& entries) {
+    fs::create_directories(root / side / "rank0");
+    std::ofstream(root / side / "rank0" / "dump.json")
+        << R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {)" << entries << "}}";
+  };
+  write_dump("npu", entry("Torch.sigmoid.0.forward", "Infinity") + ", " + entry("Torch.relu.0.forward", "1.0"));
+  write_dump("bench", entry("Torch.relu.0.forward", "1.0"));
+  const fs::path out = root / "out";
+  const CliRun r = run("compare " + (root / "npu").string() + " " + (root / "bench").string() + " -o " + out.string() +
+                       " --compat msprobe --quiet");
+  EXPECT_NE(r.out.find("first divergence: Torch.sigmoid.0.forward (rank0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("first failing item: Torch.sigmoid.0.forward.input.0"), std::string::npos) << r.out;
+  std::ifstream s(out / "summary.json");
+  const auto j = nlohmann::json::parse(s);
+  EXPECT_EQ(j["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
+  EXPECT_EQ(j["ranks"][0]["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
+  fs::remove_all(root);
+}

@@ -17,6 +17,8 @@
 
 #include <tensordiff/tensordiff.hpp>
 
+#include "relative_error_reference.hpp"
+
 namespace tdref {
 using namespace tensordiff;
 
@@ -287,6 +289,7 @@ struct PairRef {
   std::uint64_t mismatch = 0, first_mismatch = no_index;
   SideRef a, b;
   double eps = 0;
+  bool rel_float32 = true;  ///< numpy's result_type(a, b, float32) is float32
 };
 
 inline double eps_for(DType a, DType b) {
@@ -301,13 +304,10 @@ inline PairRef reference_pair(const TensorView& va, const TensorView& vb, std::u
                               double rel_t0 = 1e-3, double rel_t1 = 5e-3) {
   PairRef r;
   r.eps = eps_for(va.dtype, vb.dtype);
+  r.rel_float32 = r.eps == std::ldexp(1.0, -23);
+  rel_t0 = td_ref::threshold_in(r.rel_float32, rel_t0);
+  rel_t1 = td_ref::threshold_in(r.rel_float32, rel_t1);
   const bool ints = is_int_like(va.dtype) && is_int_like(vb.dtype);
-  const auto narrow = [](DType t) { return t == DType::float16 || t == DType::bfloat16 || t == DType::float32; };
-  const bool f32 = narrow(va.dtype) && narrow(vb.dtype);
-  if (f32) {  // thresholds rounded to float, as numpy compares a float32 array
-    rel_t0 = static_cast<float>(rel_t0);
-    rel_t1 = static_cast<float>(rel_t1);
-  }
   for (std::uint64_t i = begin; i < end; ++i) {
     const long double la = read(va, i), lb = read(vb, i);
     ++r.count;
@@ -340,15 +340,7 @@ inline PairRef reference_pair(const TensorView& va, const TensorView& vb, std::u
       r.max_abs = ad;
       r.max_abs_index = i;
     }
-    // msprobe's rule: float32 arithmetic for 16/32-bit float pairs, eps on both sides at bench zeros
-    double rel;
-    if (f32) {
-      const float fe = static_cast<float>(r.eps), fa = static_cast<float>(da), fb = static_cast<float>(db);
-      const float num = fb == 0 ? (fa + fe) - fe : fa - fb;
-      rel = std::fabs(static_cast<double>(num / (fb == 0 ? fe : fb)));
-    } else {
-      rel = db == 0 ? std::fabs((da + r.eps) - r.eps) / r.eps : ad / std::fabs(db);
-    }
+    const double rel = td_ref::numpy_relative_error(da, db, r.rel_float32, r.eps);
     r.sum_rel += rel;
     if (rel > r.max_rel) {
       r.max_rel = rel;

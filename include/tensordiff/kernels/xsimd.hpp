@@ -107,7 +107,7 @@ struct Xsimd {
   static batch round_to_float(const batch& x) {
     const batch exponent = x & bits(0x7FF0000000000000ull);  // 2^e (0 for zero)
     const batch s = xsimd::max(exponent, batch(0x1p-126)) * batch(0x1.8p29);
-    const batch r = (x + s) - s;
+    const batch r = ((x + s) - s) | (x & bits(0x8000000000000000ull));  // keeps the sign of zeros
     const auto overflow = xsimd::abs(x) >= batch(0x1p128 - 0x1p103);  // rounds past FLT_MAX
     return xsimd::select(overflow, xsimd::select(x > batch(0.0), batch(detail::inf()), batch(-detail::inf())), r);
   }
@@ -130,6 +130,7 @@ struct Xsimd {
     return xsimd::abs(q);
   }
 
+  /// A batch of the double whose bit pattern is `u`.
   static batch bits(std::uint64_t u) {
     double v;
     std::memcpy(&v, &u, sizeof v);

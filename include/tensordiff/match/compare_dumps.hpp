@@ -21,7 +21,7 @@
 //   const std::string ts = td::report::timestamp_now();
 //   for (const auto& rank : r.ranks)                              // one per rank (and step)
 //     td::report::write_csv_file(rank, r.layout_for(rank),
-//         (out_dir / td::report::result_file_name(r.multi_rank ? rank.rank : -1, ts, rank.step)).string());
+//         (out_dir / td::report::result_file_name(rank, r.compat, r.multi_rank, ts)).string());
 //   // also: td::report::write_jsonl(os, rank, layout), write_bench_only_csv(os, rank),
 //   //       report::summary_json(r), rollup_json(r.rollups[k]) (report/dump_analysis_json.hpp),
 //   //       match::scan_overflow_folder(dir) + overflow_json(...) (match/overflow.hpp)
@@ -439,9 +439,10 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
     m = (req.matcher ? *req.matcher : static_cast<const Matcher&>(exact)).match(in);
   }
   std::vector<bool> used(rc.bench_items.size(), false);
-  rc.rows.resize(rc.npu_items.size());
+  rc.rows.reserve(rc.npu_items.size());
   for (std::size_t i = 0; i < rc.npu_items.size(); ++i) {
-    Row& r = rc.rows[i];
+    if (!m.omitted.empty() && m.omitted[i]) continue;  // msprobe's fuzzy walk never reached it
+    Row& r = rc.rows.emplace_back();
     r.npu = i;
     r.bench = m.bench_of[i];
     r.match_reason = m.reason[i].empty() && r.bench < 0 ? "unmatched: no bench item with this name" : m.reason[i];

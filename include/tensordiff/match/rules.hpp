@@ -46,16 +46,16 @@ struct RuleOptions {
 namespace rule_msg {
 /// The Err_message texts of one flavour: tensordiff's (default) or msprobe 26.0's verbatim.
 struct Texts {
-  const char* infnan;  ///< InfNan (tensor and statistics modes): NPU Max or Min is nan / inf, the bench's are not
-  const char* thousandth;  ///< OneThousandth (tensor mode), on the entry's first output
-  const char* relative;  ///< Relative (statistics mode), on each output over the threshold
+  const char* infnan;         ///< InfNan: the NPU Max or Min is nan / inf while the bench's are not
+  const char* thousandth;     ///< OneThousandth (tensor mode), on the entry's first output
+  const char* relative;       ///< Relative (statistics mode), on each output over the threshold
   const char* requires_grad;  ///< RequiresGrad: the two sides' requires_grad differ
-  const char* parameters;  ///< Parameters: a scalar input has different values on the two sides
-  const char* dtype;  ///< DType: the two sides' dtypes differ
-  const char* shape;  ///< Shape: the two sides' shapes differ
-  const char* crc_differs;  ///< CRC32 (md5 mode): both sides have a CRC-32 and they differ
-  const char* crc_missing;  ///< CRC32 (md5 mode): one side has no CRC-32 to compare
-  const char* cosine_warn;  ///< CosineWarn (tensor mode), on the entry's first output
+  const char* parameters;     ///< Parameters: a scalar (non-tensor) input differs
+  const char* dtype;          ///< DType: the two sides' dtypes differ
+  const char* shape;          ///< Shape: the two sides' shapes differ
+  const char* crc_differs;    ///< CRC32 (md5 mode): both sides have a CRC-32 and they differ
+  const char* crc_missing;    ///< CRC32 (md5 mode): one side has none to compare
+  const char* cosine_warn;    ///< CosineWarn (tensor mode), on the entry's first output
   const char* relative_warn;  ///< RelativeWarn (statistics mode), on the entry's first output
 };
 /// tensordiff's texts: they say what the rule tests (0.6, not msprobe's "< 0.6" over a 0.1 test).
@@ -88,7 +88,7 @@ inline const Texts& msprobe_texts() {
                        "warning: The norm relative error of output is 10 times that of input."};
   return t;
 }
-/// The texts of a compatibility mode.
+/// The texts `Compat` asks for.
 inline const Texts& texts(Compat c) { return c == Compat::msprobe ? msprobe_texts() : tensordiff_texts(); }
 /// tensordiff only: a row without a bench counterpart.
 inline const char* unmatched() { return "warning: No bench data matched."; }

@@ -260,9 +260,11 @@ inline Cell metric_cell(const Metric& m, Cell::Style st) {
 /// columns: matched rows read NaN (written empty; NaN ≠ NaN, so CRC-32 says they differ),
 /// unmatched rows N/A (RankComparison::msprobe_fuzzy_md5).
 struct Md5Cells {
-  std::string npu, bench;
-  bool nan = false;  ///< both are msprobe's NaN
+  std::string npu;    ///< NPU MD5 cell
+  std::string bench;  ///< BENCH MD5 cell
+  bool nan = false;   ///< both are msprobe's NaN
 };
+/// The MD5 cells of row `r` (see Md5Cells).
 inline Md5Cells md5_cells(const RankComparison& rc, const Row& r) {
   const Item* b = rc.bench_item(r);
   if (rc.msprobe_fuzzy_md5) return b ? Md5Cells{"", "", true} : Md5Cells{"N/A", "N/A", false};

@@ -57,10 +57,6 @@ struct CompareOptions {
 namespace detail {
 inline bool narrow_float(DType t) { return t == DType::float16 || t == DType::bfloat16 || t == DType::float32; }
 
-inline double default_zero_bench_eps(DType a, DType b) {
-  return narrow_float(a) && narrow_float(b) ? 1.1920928955078125e-07 : 2.220446049250313e-16;
-}
-
 inline void set_all_six(Comparison& c, MetricStatus s) {
   for (Metric* m : {&c.cosine, &c.euclidean_distance, &c.max_abs_err, &c.max_rel_err, &c.one_thousandth_ratio,
                     &c.five_thousandths_ratio, &c.mean_abs_err, &c.mean_rel_err, &c.rmse})
@@ -173,9 +169,7 @@ inline bool start_comparison(Comparison& c, const TensorView& a, const TensorVie
   // 0-d: NumPy 1.x value-based casting gives float32 for any dtype (values permitting).
   c.relative_error_float32 = o.relative_error == CompareOptions::RelativeError::promoted &&
                              ((narrow_float(a.dtype) && narrow_float(b.dtype)) || (a.rank() == 0 && b.rank() == 0));
-  c.zero_bench_eps = o.zero_bench_eps > 0          ? o.zero_bench_eps
-                     : c.relative_error_float32 ? 1.1920928955078125e-07
-                                                : default_zero_bench_eps(a.dtype, b.dtype);
+  c.zero_bench_eps = o.zero_bench_eps > 0 ? o.zero_bench_eps : c.relative_error_float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
   if (c.numel == 0 || b.numel() == 0) {
     c.validation = Validation::empty;
     c.messages.push_back("This is empty data, can not compare.");

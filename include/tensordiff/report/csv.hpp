@@ -57,9 +57,10 @@ inline std::string result_file_name(int rank, const std::string& timestamp, cons
   return s + timestamp + ext;
 }
 
-/// The result file of one rank (`multi_rank`: DumpComparison::multi_rank). Compat::msprobe: msprobe's suffix, the NPU rank folder's
-/// own name (`compare_result_rank3_<ts>.csv`, `compare_result_rank_<ts>`, `compare_result_proc1234_<ts>`);
-/// otherwise `compare_result_rank{N}_<ts>` for multi-rank dumps. Per-step files get `step{N}_` first.
+/// The result file of one rank (`multi_rank`: DumpComparison::multi_rank). Compat::msprobe:
+/// msprobe's suffix, the NPU rank folder's own name (`compare_result_rank3_<ts>.csv`,
+/// `compare_result_rank_<ts>.csv`, `compare_result_proc1234_<ts>.csv`); otherwise
+/// `compare_result_rank{N}_<ts>.csv` for multi-rank dumps. Per-step files get `step{N}_` first.
 inline std::string result_file_name(const match::RankComparison& rc, match::Compat compat, bool multi_rank,
                                     const std::string& timestamp) {
   if (compat != match::Compat::msprobe) return result_file_name(multi_rank ? std::max(rc.rank, 0) : -1, timestamp, rc.step);

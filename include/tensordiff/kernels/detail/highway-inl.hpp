@@ -125,20 +125,29 @@ template <class D> struct SideAcc {
   }
 };
 
-/// Rounds double lanes to the nearest float (ties to even; overflow to ±inf).
+/// Rounds double lanes to the nearest float (ties to even; overflow to ±inf: Highway's
+/// emulated targets clamp to ±FLT_MAX instead, so overflow is selected explicitly).
 template <class D> HWY_INLINE hn::Vec<D> RoundToFloat(D d, hn::Vec<D> v) {
   const hn::Rebind<float, D> df;
-  return hn::PromoteTo(d, hn::DemoteTo(df, v));
+  const auto r = hn::PromoteTo(d, hn::DemoteTo(df, v));
+  const auto overflow = hn::Ge(hn::Abs(v), hn::Set(d, 0x1p128 - 0x1p103));  // rounds past FLT_MAX
+  return hn::IfThenElse(overflow, hn::CopySign(hn::Set(d, detail::inf()), v), r);
 }
 
 /// The relative-error parameters as vectors.
 template <class D> struct RelParams {
   hn::Vec<D> eps, t0, t1;
-  bool f32;
-  HWY_INLINE RelParams(D d, const KernelParams& k)
+  bool f32;           ///< the float32 relative error
+  bool round_inputs;  ///< f32 and an input type wider than float (16/32-bit floats are exact)
+  HWY_INLINE RelParams(D d, const KernelParams& k, bool inputs_are_floats)
       : eps(hn::Set(d, k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps)),
-        t0(hn::Set(d, k.rel_thresholds[0])), t1(hn::Set(d, k.rel_thresholds[1])), f32(k.rel_float32) {}
+        t0(hn::Set(d, k.rel_thresholds[0])), t1(hn::Set(d, k.rel_thresholds[1])), f32(k.rel_float32),
+        round_inputs(k.rel_float32 && !inputs_are_floats) {}
 };
+
+template <class T>
+inline constexpr bool is_narrow_float_v =
+    std::is_same_v<T, float> || std::is_same_v<T, ::tensordiff::float16> || std::is_same_v<T, ::tensordiff::bfloat16>;
 
 /// Per-lane error terms of detail::accumulate_error for finite lanes; the
 /// relative error is detail::relative_error. Its float32 form runs in double
@@ -150,7 +159,7 @@ template <class D> struct PairTerms {
   HWY_INLINE PairTerms(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r)
       : diff(hn::Sub(va, vb)), ad(hn::Abs(diff)), rel(Rel(d, va, vb, r)) {}
   static HWY_INLINE hn::Vec<D> Rel(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r) {
-    if (r.f32) {
+    if (r.round_inputs) {
       va = RoundToFloat(d, va);
       vb = RoundToFloat(d, vb);
     }
@@ -574,7 +583,7 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   const hn::ScalableTag<double> d;
   using D = std::remove_const_t<decltype(d)>;
   const size_t N = hn::Lanes(d);
-  const RelParams<D> rp(d, k);
+  const RelParams<D> rp(d, k, is_narrow_float_v<TA> && is_narrow_float_v<TB>);
   Partial p;
 
   // Each lane (and the scalar fallback) sums at most 4·N·kBlockSteps terms

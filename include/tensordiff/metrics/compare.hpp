@@ -134,14 +134,14 @@ Partial accumulate_range(const TensorView& a, const TensorView& b, std::uint64_t
   return p;
 }
 
-/// The chunk size for a pair of views: `chunk`, or at least 16 whole rows when a view reads
-/// faster across rows (transposed), so the tiled walk (core/detail/runs.hpp) reads whole cache
-/// lines. It depends on the shape and layout only, never on the thread count.
+/// The chunk size for a pair of views: `chunk`, or at least tile_rows (256) whole rows when a
+/// view reads faster across rows (transposed), so the tiled walk (core/detail/runs.hpp) reads
+/// long column runs. It depends on the shape and layout only, never on the thread count.
 inline std::size_t chunk_for_views(const TensorView& a, const TensorView& b, std::size_t chunk) {
   const auto L = coalesce<2>({&a, &b});
   if (!reads_across_rows(L, 0) && !reads_across_rows(L, 1)) return chunk;
   const auto w = static_cast<std::uint64_t>(L.shape.back());
-  const std::uint64_t rows = std::max<std::uint64_t>(16, (chunk + w - 1) / w);
+  const std::uint64_t rows = std::max<std::uint64_t>(tile_rows, (chunk + w - 1) / w);
   return static_cast<std::size_t>(std::min<std::uint64_t>(rows * w, std::uint64_t{1} << 24));
 }
 

@@ -58,6 +58,7 @@ td_component(json FIND nlohmann_json TARGET nlohmann_json::nlohmann_json DEBIAN 
 td_component(yaml FIND yaml-cpp TARGET yaml-cpp DEBIAN libyaml-cpp-dev DEFINE TD_HAS_YAML=1)
 td_component(gtest FIND GTest TARGET GTest::gmock DEBIAN libgmock-dev DEFINE TD_HAS_GTEST=1)
 td_component(zlib FIND ZLIB TARGET ZLIB::ZLIB DEBIAN zlib1g-dev DEFINE TD_HAS_ZLIB=1)  # deflated .npz members
+td_component(mpi FIND MPI COMPONENTS CXX TARGET MPI::MPI_CXX DEBIAN libopenmpi-dev DEFINE TD_HAS_MPI=1)  # distributed/mpi.hpp
 
 get_property(TD_COMPONENTS GLOBAL PROPERTY TD_COMPONENTS)
 get_property(TD_KNOWN_COMPONENTS GLOBAL PROPERTY TD_KNOWN_COMPONENTS)

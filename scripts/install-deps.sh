@@ -11,6 +11,9 @@ packages=(
   libhwy-dev libxsimd-dev libeigen3-dev         # SIMD kernels
   nlohmann-json3-dev libyaml-cpp-dev            # dump.json, mapping files
   libcli11-dev zlib1g-dev                       # CLI, deflated .npz
+  libopenmpi-dev openmpi-bin                    # tensordiff::mpi, mpirun (distributed compare)
+  pybind11-dev python3-dev                      # the Python module (python/)
+  python3-pytest python3-numpy python3-torch python3-pandas  # its tests and references
   "$@"
 )
 

@@ -9,12 +9,18 @@ needed: only sizes and dtypes must match, every peer computes the same metrics):
              and cosine / EucDist / MaxAbs / MaxRel / thousandth ratios in float64
   numpy-f32  the same metrics kept in float32 (a fast but inexact baseline)
   torch      the same metrics with torch CPU ops (float64 like msprobe)
-A missing peer (no torch, no ml_dtypes for bf16) is skipped.
+  td-python  tensordiff's Python module (`import tensordiff`, PYTHONPATH=<build>/python):
+             td.compare(a, b, threads=1) on the same numpy arrays / torch tensors, no copy;
+             "py/C++" is its time over tensordiff_bench's for the same input
+A missing peer (no torch, no ml_dtypes for bf16, no module) is skipped.
+The module's call overhead on small pairs (1 KiB per side) is printed first:
+the median of many td.compare() calls, numpy and torch inputs.
 
 Usage:
   <build>/bin/tensordiff_bench --benchmark_filter='BM_compare/(f32|bf16|f16)/highway/(1048576|16777216)/t1' \
       --benchmark_format=json > td.json
-  /usr/bin/python3 benchmarks/peers/peers.py   # Debian python3-numpy / python3-torch --tensordiff-json td.json
+  PYTHONPATH=<build>/python /usr/bin/python3 benchmarks/peers/peers.py --tensordiff-json td.json
+  (Debian python3-numpy / python3-torch)
 """
 import argparse
 import json
@@ -26,6 +32,11 @@ try:
     import torch
 except Exception:  # pragma: no cover - peer absent
     torch = None
+
+try:
+    import tensordiff as tdpy
+except Exception:  # pragma: no cover - module not built or not on PYTHONPATH
+    tdpy = None
 
 SIZES = [1 << 20, 16 << 20]
 DTYPES = ["f32", "f16", "bf16"]
@@ -92,6 +103,34 @@ def best_time(fn, *args, repeat=5):
     return best
 
 
+def median_call_time(fn, *args, calls=20000):
+    """Median seconds per call over batches of 100 calls (timer cost amortised)."""
+    batches = []
+    for _ in range(calls // 100):
+        t = time.perf_counter()
+        for _ in range(100):
+            fn(*args)
+        batches.append((time.perf_counter() - t) / 100)
+    batches.sort()
+    return batches[len(batches) // 2]
+
+
+def small_overhead(threads):
+    """td.compare on 1 KiB per side: the Python module's cost per call."""
+    if tdpy is None:
+        print("# td-python: module not importable (PYTHONPATH=<build>/python)")
+        return
+    print("# td-python call overhead, 1 KiB per side (median of 20,000 calls):")
+    for dt in DTYPES:
+        data = make(dt, 2048)
+        if data is None:
+            continue
+        a, b = data
+        t = median_call_time(lambda x, y: tdpy.compare(x, y, threads=threads), a, b)
+        kind = "torch" if torch is not None and isinstance(a, torch.Tensor) else "numpy"
+        print(f"#   {dt:5} {kind:6} {t * 1e6:7.2f} us per call")
+
+
 def load_tensordiff(path):
     """{(dtype, bytes): seconds} from Google Benchmark JSON (BM_compare/<dt>/<backend>/<bytes>/t<k>)."""
     out = {}
@@ -119,7 +158,10 @@ def main():
     td = load_tensordiff(args.tensordiff_json)
     torch_threads = torch.get_num_threads() if torch is not None else 0
     print(f"# peers: numpy {np.__version__}" + (f", torch {torch.__version__} ({torch_threads} threads)" if torch else ", torch missing"))
-    hdr = f"{'dtype':6} {'bytes':>10} {'tensordiff':>11} {'numpy-f64':>11} {'numpy-f32':>11} {'torch':>11} {'x np64':>8} {'x np32':>8} {'x torch':>8}"
+    py_threads = int(args.threads[1:]) if args.threads.startswith("t") else 0
+    small_overhead(py_threads)
+    hdr = (f"{'dtype':6} {'bytes':>10} {'tensordiff':>11} {'td-python':>11} {'numpy-f64':>11} {'numpy-f32':>11} {'torch':>11} "
+           f"{'x np64':>8} {'x np32':>8} {'x torch':>8} {'py/C++':>7}")
     print(hdr)
     for nbytes in map(int, args.sizes.split(",")):
         for dt in DTYPES:
@@ -136,10 +178,11 @@ def main():
             t64 = best_time(msprobe_numpy, an, bn)
             t32 = best_time(numpy_f32, an, bn)
             tt = best_time(torch_cpu, at, bt) if torch is not None else float("nan")
+            tpy = best_time(lambda x, y: tdpy.compare(x, y, threads=py_threads), a, b) if tdpy is not None else float("nan")
             tdt = td.get((dt, args.backend, nbytes, args.threads), float("nan"))
             ratio = lambda x: x / tdt if tdt == tdt and tdt > 0 else float("nan")
-            print(f"{dt:6} {nbytes:>10} {tdt*1e3:>9.3f}ms {t64*1e3:>9.3f}ms {t32*1e3:>9.3f}ms {tt*1e3:>9.3f}ms "
-                  f"{ratio(t64):>8.1f} {ratio(t32):>8.1f} {ratio(tt):>8.1f}")
+            print(f"{dt:6} {nbytes:>10} {tdt*1e3:>9.3f}ms {tpy*1e3:>9.3f}ms {t64*1e3:>9.3f}ms {t32*1e3:>9.3f}ms "
+                  f"{tt*1e3:>9.3f}ms {ratio(t64):>8.1f} {ratio(t32):>8.1f} {ratio(tt):>8.1f} {ratio(tpy):>7.2f}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cli {
 
@@ -40,6 +41,14 @@ struct CompareArgs {
   unsigned jobs = 0;
   bool strict = false;
   bool quiet = false;
+  std::string steps, ranks, filter;  ///< selection: "2-4", "0,3-7", a regex on API/module names
+  std::string shard;                 ///< "I/N": write shard I of N to out_dir (tensordiff merge joins them)
+};
+
+struct MergeArgs {
+  std::string out_dir;
+  std::vector<std::string> shard_dirs;
+  bool quiet = false;
 };
 
 struct OverflowArgs {
@@ -47,13 +56,28 @@ struct OverflowArgs {
   bool json = false;
 };
 
+struct DumpArgs {
+  std::string from, to;
+  std::string task = "tensor";         ///< tensor | statistics | md5
+  std::string framework = "pytorch";   ///< pytorch (.pt data files) | mindspore (.npy)
+  std::string prefix = "Op";           ///< entry names: {prefix}.{op}.{n}.forward
+  std::optional<int> rank;
+  int step = 0;
+};
+
 int run_stat(const StatArgs&);
 int run_ls(const LsArgs&);
 int run_diff(const DiffArgs&);
 int run_compare(const CompareArgs&);
 int run_overflow(const OverflowArgs&);
+int run_dump(const DumpArgs&);
+int run_merge(const MergeArgs&);
 
-/// "tensordiff 0.1.0" and the kernel in use (--version).
+/// "0.1.0 (MPI: Open MPI v4.1.4)" or "0.1.0 (MPI: not built)".
 std::string version_text();
+
+/// The kernel in use and the ABI tag, for --version: "kernel: highway AVX3_DL (run-time
+/// dispatch)\nabi: v0_1_hwy_dyn_zlib_yaml".
+std::string kernel_text();
 
 }  // namespace cli

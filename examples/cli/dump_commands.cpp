@@ -1,7 +1,19 @@
-// `tensordiff compare | overflow`: whole dumps.
+// `tensordiff compare | merge | overflow | dump`: whole dumps.
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
+
+#include <tensordiff/distributed/shard.hpp>
+#ifndef TD_HAS_MPI
+#define TD_HAS_MPI 0
+#endif
+#if TD_HAS_MPI
+#include <tensordiff/distributed/mpi.hpp>
+#endif
+#include <tensordiff/io/dump_from_folder.hpp>
 #include <tensordiff/match/compare_dumps.hpp>
 #include <tensordiff/match/layer_mapping.hpp>
 #include <tensordiff/match/mapping_files.hpp>
@@ -52,7 +64,9 @@ bool is_error(const std::string& r) { return r == "error" || r == "No" || r == "
 
 }  // namespace
 
-int run_compare(const CompareArgs& a) {
+namespace {
+
+td::match::CompareRequest request_for(const CompareArgs& a) {
   td::match::CompareRequest req;
   req.npu = a.npu;
   req.bench = a.bench;
@@ -60,12 +74,48 @@ int run_compare(const CompareArgs& a) {
   req.rules = a.legacy_result ? td::match::ResultRules::legacy : td::match::ResultRules::current;
   req.matcher = matcher_for(a);
   req.workers = a.jobs;
-  td::report::Progress progress(0, 0, !a.quiet);
-  req.progress = [&](std::size_t done, std::size_t total) { progress.set(done, total); };
+  if (!a.steps.empty()) req.steps = td::match::NumberSet::parse(a.steps, "--steps");
+  if (!a.ranks.empty()) req.ranks = td::match::NumberSet::parse(a.ranks, "--ranks");
+  req.filter = a.filter;
+  return req;
+}
 
-  const td::match::DumpComparison r = td::match::run_compare(req);
-  progress.finish();
-  if (req.compat == td::match::Compat::msprobe && a.fuzzy && r.mode == td::match::Mode::statistics)
+/// The flags that shape the outputs: stored in a shard, restored by merge.
+nlohmann::json options_json(const CompareArgs& a) {
+  return {{"mode", a.mode},         {"fuzzy", a.fuzzy},           {"data_map", a.data_map},         {"cell_map", a.cell_map},
+          {"api_map", a.api_map},   {"layer_map", a.layer_map},   {"use_cell_map", a.use_cell_map}, {"use_api_map", a.use_api_map},
+          {"compat", a.compat},     {"legacy_result", a.legacy_result}, {"html", a.html},           {"jsonl", a.jsonl},
+          {"strict", a.strict},     {"steps", a.steps},           {"ranks", a.ranks},               {"filter", a.filter}};
+}
+
+CompareArgs args_of(const nlohmann::json& o, const nlohmann::json& inputs) {
+  CompareArgs a;
+  a.npu = inputs.at("npu").get<std::string>();
+  a.bench = inputs.at("bench").get<std::string>();
+  a.mode = o.at("mode").get<std::string>();
+  a.fuzzy = o.at("fuzzy").get<bool>();
+  a.data_map = o.at("data_map").get<std::string>();
+  a.cell_map = o.at("cell_map").get<std::string>();
+  a.api_map = o.at("api_map").get<std::string>();
+  a.layer_map = o.at("layer_map").get<std::string>();
+  a.use_cell_map = o.at("use_cell_map").get<bool>();
+  a.use_api_map = o.at("use_api_map").get<bool>();
+  a.compat = o.at("compat").get<std::string>();
+  a.legacy_result = o.at("legacy_result").get<bool>();
+  a.html = o.at("html").get<bool>();
+  a.jsonl = o.at("jsonl").get<bool>();
+  a.strict = o.at("strict").get<bool>();
+  a.steps = o.at("steps").get<std::string>();
+  a.ranks = o.at("ranks").get<std::string>();
+  a.filter = o.at("filter").get<std::string>();
+  return a;
+}
+
+/// Writes the CSVs, summary.json and report into a hidden folder inside
+/// out_dir, then renames them into place: a run that dies leaves no output
+/// under a final name. Prints the text summary; returns the exit code.
+int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
+  if (r.compat == td::match::Compat::msprobe && a.fuzzy && r.mode == td::match::Mode::statistics)
     std::cerr << "tensordiff: warning: msprobe 26.0 cannot produce this table (statistics mode with fuzzy matching "
                  "raises \"Length mismatch\" and writes nothing); tensordiff wrote it with msprobe's other rules\n";
   if (a.mode != "auto" && a.mode != mode_name(r.mode))
@@ -76,25 +126,28 @@ int run_compare(const CompareArgs& a) {
   std::error_code ec;
   fs::create_directories(a.out_dir, ec);
   if (ec) throw td::Error(td::ErrorCategory::io, "cannot create output folder: " + ec.message(), {a.out_dir, "", std::nullopt});
+  const fs::path stage = fs::path(a.out_dir) / (".tensordiff-partial-" + std::to_string(::getpid()));
+  fs::create_directories(stage, ec);
+  if (ec) throw td::Error(td::ErrorCategory::io, "cannot create folder: " + ec.message(), {stage.string(), "", std::nullopt});
   const std::string ts = td::report::timestamp_now();
   std::size_t pass = 0, warn = 0, err = 0, unmatched = 0, bench_only = 0;
-  std::vector<std::string> written;
+  std::vector<std::string> written;  // names inside the folder
+  auto name_of = [](const std::string& f) { return fs::path(f).filename().string(); };
   for (std::size_t i = 0; i < r.ranks.size(); ++i) {
     const auto& rc = r.ranks[i];
-    const std::string base =
-        (fs::path(a.out_dir) / td::report::result_file_name(rc, r.compat, r.multi_rank, ts)).string();
-    for (const auto& f : td::report::write_csv_file(rc, r.layout_for(rc), base)) written.push_back(f);
-    if (!rc.bench_only.empty() && req.compat != td::match::Compat::msprobe) {
+    const std::string base = (stage / td::report::result_file_name(rc, r.compat, r.multi_rank, ts)).string();
+    for (const auto& f : td::report::write_csv_file(rc, r.layout_for(rc), base)) written.push_back(name_of(f));
+    if (!rc.bench_only.empty() && r.compat != td::match::Compat::msprobe) {
       const std::string f = base.substr(0, base.size() - 4) + "_bench_only.csv";
       std::ofstream os(f, std::ios::binary);
       td::report::write_bench_only_csv(os, rc);
-      written.push_back(f);
+      written.push_back(name_of(f));
     }
     if (a.jsonl) {
       const std::string f = base.substr(0, base.size() - 4) + ".jsonl";
       std::ofstream os(f, std::ios::binary);
       td::report::write_jsonl(os, rc, r.layout_for(rc));
-      written.push_back(f);
+      written.push_back(name_of(f));
     }
     for (const auto& row : rc.rows) {
       if (!row.matched()) ++unmatched;
@@ -105,15 +158,20 @@ int run_compare(const CompareArgs& a) {
     bench_only += rc.bench_only.size();
   }
   if (a.html) {  // one page for every rank and step
-    const std::string f = (fs::path(a.out_dir) / "report.html").string();
-    td::report::write_html(td::report::html_report(r, a.npu, a.bench), f);
-    written.push_back(f);
+    td::report::write_html(td::report::html_report(r, a.npu, a.bench), (stage / "report.html").string());
+    written.push_back("report.html");
   }
   {
-    std::ofstream os(fs::path(a.out_dir) / "summary.json", std::ios::binary);
+    std::ofstream os(stage / "summary.json", std::ios::binary);
     os << td::report::summary_json(r).dump(2) << "\n";
-    written.push_back((fs::path(a.out_dir) / "summary.json").string());
+    if (!os) throw td::Error(td::ErrorCategory::io, "write failed", {(stage / "summary.json").string(), "", std::nullopt});
+    written.push_back("summary.json");
   }
+  for (const auto& f : written) {
+    fs::rename(stage / f, fs::path(a.out_dir) / f, ec);
+    if (ec) throw td::Error(td::ErrorCategory::io, "cannot move into place: " + ec.message(), {(stage / f).string(), "", std::nullopt});
+  }
+  fs::remove(stage, ec);
 
   std::cout << "tensordiff compare (" << mode_name(r.mode) << " mode, " << r.ranks.size() << " rank"
             << (r.ranks.size() == 1 ? "" : "s") << ")\n"
@@ -145,8 +203,138 @@ int run_compare(const CompareArgs& a) {
   } else {
     std::cout << "  first divergence: none\n";
   }
-  for (const auto& f : written) std::cout << "  wrote " << f << "\n";
+  for (const auto& f : written) std::cout << "  wrote " << (fs::path(a.out_dir) / f).string() << "\n";
+  std::cout.flush();
   return err > 0 || (a.strict && warn > 0) ? 1 : 0;
+}
+
+/// Test hook: TD_TEST_DIE_ON_PROCESS=k kills process k (SIGKILL) when it reads its first tensor.
+void maybe_die(td::match::CompareRequest& req, int process) {
+  const char* k = std::getenv("TD_TEST_DIE_ON_PROCESS");
+  if (!k || std::atoi(k) != process) return;
+  req.loader = [](const std::string&) -> td::Tensor {
+    std::raise(SIGKILL);
+    return {};
+  };
+}
+
+/// Started by mpirun / srun (the launchers' environment), so MPI is worth starting.
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+/// More than one process of a launcher (mpirun -n 2, srun -n 2), as far as its environment says.
+bool several_launched() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* n = std::getenv(v); n && std::atoi(n) > 1) return true;
+  return false;
+}
+
+#if TD_HAS_MPI
+
+/// `tensordiff compare` as one process of an MPI job: process 0 writes everything.
+int run_compare_mpi(const CompareArgs& a, td::match::CompareRequest req) {
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+  int me = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int code = 0;
+  try {
+    std::unique_ptr<td::report::Progress> progress;
+    if (me == 0) {
+      progress = std::make_unique<td::report::Progress>(0, 0, !a.quiet);
+      req.progress = [p = progress.get()](std::size_t done, std::size_t total) { p->set(done, total); };
+    }
+    maybe_die(req, me);
+    const auto r = td::distributed::mpi_compare(req, MPI_COMM_WORLD);
+    if (progress) progress->finish();
+    if (me == 0) code = write_outputs(a, *r);
+  } catch (const std::exception& e) {
+    // Another process may wait for this one: end the job (the message first).
+    std::fprintf(stderr, "tensordiff: %s\n", e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);  // every process exits as process 0 does
+  MPI_Finalize();
+  return code;
+}
+#endif
+
+}  // namespace
+
+std::string version_text() {
+#if TD_HAS_MPI
+  return std::string(td::version_string) + " (MPI: built with " + td::distributed::mpi_library_version() + ")";
+#else
+  return std::string(td::version_string) + " (MPI: not built; rebuild with libopenmpi-dev for mpirun/srun)";
+#endif
+}
+
+int run_compare(const CompareArgs& a) {
+  td::match::CompareRequest req = request_for(a);
+  if (several_launched()) {  // N copies of one whole run would race for OUT
+    if (!a.shard.empty())
+      throw td::Error(td::ErrorCategory::invalid_argument, "--shard is for runs without mpirun/srun; under MPI drop it (the processes share the work)");
+    if (!TD_HAS_MPI)
+      throw td::Error(td::ErrorCategory::invalid_argument, "this tensordiff was built without MPI: run it as one process, or rebuild with libopenmpi-dev");
+    if (!launched_by_mpi())
+      throw td::Error(td::ErrorCategory::invalid_argument, "started as several tasks without MPI's environment (with srun: --mpi=pmix)");
+  }
+  if (!a.shard.empty()) {  // one share, written for `tensordiff merge`
+    const auto [i, n] = td::distributed::parse_shard(a.shard);
+    const auto s = td::distributed::write_shard(req, i, n, options_json(a), a.out_dir);
+    std::cout << "tensordiff compare: shard " << i << "/" << n << ": " << s.rows << " tensor rows of " << s.runs.size() << " run"
+              << (s.runs.size() == 1 ? "" : "s") << "\n  wrote " << s.file << "\n";
+    return 0;
+  }
+#if TD_HAS_MPI
+  if (launched_by_mpi()) return run_compare_mpi(a, std::move(req));
+#endif
+  td::report::Progress progress(0, 0, !a.quiet);
+  req.progress = [&](std::size_t done, std::size_t total) { progress.set(done, total); };
+  maybe_die(req, 0);
+  const td::match::DumpComparison r = td::match::run_compare(req);
+  progress.finish();
+  return write_outputs(a, r);
+}
+
+int run_merge(const MergeArgs& m) {
+  std::vector<fs::path> dirs;
+  for (const auto& d : m.shard_dirs) dirs.push_back(fs::absolute(d));
+  td::distributed::ShardSet shards(dirs);
+  CompareArgs a;
+  try {
+    a = args_of(shards.options(), shards.inputs());
+  } catch (const nlohmann::json::exception& e) {
+    throw td::Error(td::ErrorCategory::format, std::string("merge: the shards' options are not this tensordiff's: ") + e.what(),
+                    {(dirs.front() / td::distributed::shard_file_name).string(), "options", std::nullopt});
+  }
+  const fs::path out_abs = fs::absolute(m.out_dir);
+  a.quiet = m.quiet;
+  // Paths in the outputs are as the shards were given them: resolve from there.
+  const fs::path cwd = shards.inputs().at("cwd").get<std::string>();
+  std::error_code ec;
+  fs::current_path(cwd, ec);
+  if (ec) throw td::Error(td::ErrorCategory::io, "merge: cannot enter the folder the shards ran in: " + ec.message(), {cwd.string(), "", std::nullopt});
+  // The summary names OUT in the user's words when they still mean the same folder here.
+  const bool same = fs::path(m.out_dir).is_relative() && fs::weakly_canonical(fs::absolute(m.out_dir)) == fs::weakly_canonical(out_abs);
+  a.out_dir = same ? m.out_dir : out_abs.string();
+  td::match::CompareRequest req = request_for(a);
+  const auto pairs = td::match::folder_pairs(req);
+  const td::distributed::Plan plan = td::distributed::Plan::of(pairs, shards.count());
+  if (td::distributed::shard_inputs(req, pairs, plan) != shards.inputs())
+    throw td::Error(td::ErrorCategory::mismatch,
+                    "merge: the dumps changed since the shards ran (runs or their sizes differ): " + td::distributed::shard_inputs(req, pairs, plan)["runs"].dump() +
+                        " now, " + shards.inputs()["runs"].dump() + " then",
+                    {a.npu, "", std::nullopt});
+  req.executor = std::make_shared<td::distributed::GatherExecutor>(
+      plan, -1, [&](std::size_t u, std::size_t i, int o) { return shards.take(u, i, o); });
+  const td::match::DumpComparison r = td::match::run_compare(req);
+  return write_outputs(a, r);
 }
 
 int run_overflow(const OverflowArgs& a) {
@@ -167,6 +355,20 @@ int run_overflow(const OverflowArgs& a) {
   bool any = false;
   for (const auto& rep : reports) any = any || !rep.findings.empty();
   return any ? 1 : 0;
+}
+
+int run_dump(const DumpArgs& a) {
+  td::io::DumpWriterOptions o;
+  o.task = a.task == "tensor" ? td::io::DumpTask::tensor : a.task == "md5" ? td::io::DumpTask::md5 : td::io::DumpTask::statistics;
+  o.framework = a.framework;
+  o.level = "L1";
+  o.rank = a.rank;
+  o.step = a.step;
+  td::io::DumpWriter w(a.to, o);
+  const std::size_t n = td::io::convert_tensor_folder(a.from, w, a.prefix);
+  w.flush();
+  std::cout << "wrote " << n << " entries to " << (w.dir() / "dump.json").string() << "\n";
+  return 0;
 }
 
 }  // namespace cli

@@ -13,7 +13,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"tensordiff — fast, exact tensor and dump comparison"};
-  app.set_version_flag("--version", std::function<std::string()>(cli::version_text));
+  app.set_version_flag("--version", std::function<std::string()>([] { return cli::version_text() + "\n" + cli::kernel_text(); }));
   app.require_subcommand(1);
 
   cli::StatArgs stat;
@@ -63,11 +63,35 @@ int main(int argc, char** argv) {
   c_cmp->add_option("--jobs", cmp.jobs, "tensor pairs compared at once (0 = automatic)");
   c_cmp->add_flag("--strict", cmp.strict, "Exit 1 on warnings too");
   c_cmp->add_flag("-q,--quiet", cmp.quiet, "No progress bar");
+  c_cmp->add_option("--steps", cmp.steps, "compare only these step{N} folders, e.g. 2-4 or 0,3");
+  c_cmp->add_option("--ranks", cmp.ranks, "compare only these rank{N} folders, e.g. 0,3-7");
+  c_cmp->add_option("--filter", cmp.filter, "keep rows whose API/module name matches this regex (ECMAScript)");
+  c_cmp->add_option("--shard", cmp.shard, "I/N: compute share I of N into OUTDIR/tensordiff-shard.jsonl (then: tensordiff merge)");
+
+  cli::MergeArgs mrg;
+  auto* c_mrg = app.add_subcommand("merge", "Join the outputs of `compare --shard I/N` runs: the same outputs as one compare");
+  c_mrg->add_option("out", mrg.out_dir, "output folder (as compare -o)")->required();
+  c_mrg->add_option("shards", mrg.shard_dirs, "the -o folders of the shard runs, all N of them")->required();
+  c_mrg->add_flag("-q,--quiet", mrg.quiet, "No progress bar");
 
   cli::OverflowArgs ovf;
   auto* c_ovf = app.add_subcommand("overflow", "Overflow scan of one dump (msprobe overflow_check)");
   c_ovf->add_option("dump", ovf.dump, "dump.json, rank folder or step folder")->required();
   c_ovf->add_flag("--json", ovf.json, "Print JSON");
+
+  cli::DumpArgs dmp;
+  auto* c_dump = app.add_subcommand("dump", "Turn a folder of tensor files (TF precision_tool names) into an msprobe-layout dump");
+  c_dump->add_option("--from", dmp.from, "folder of .npy/.npz/.pt/.safetensors files named {op}.{output}.{timestamp}")->required();
+  c_dump->add_option("--to", dmp.to, "dump root: writes ROOT/step{S}/rank{R}/dump.json and dump_tensor_data/")->required();
+  c_dump->add_option("--task", dmp.task, "tensor | statistics | md5")
+      ->check(CLI::IsMember({"tensor", "statistics", "md5"}))
+      ->capture_default_str();
+  c_dump->add_option("--framework", dmp.framework, "pytorch (.pt files) | mindspore (.npy files)")
+      ->check(CLI::IsMember({"pytorch", "mindspore"}))
+      ->capture_default_str();
+  c_dump->add_option("--prefix", dmp.prefix, "API prefix of the entry names")->capture_default_str();
+  c_dump->add_option("--rank", dmp.rank, "rank folder number (default: proc{pid}, as msprobe without a rank)");
+  c_dump->add_option("--step", dmp.step, "step folder number")->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -83,6 +107,8 @@ int main(int argc, char** argv) {
     if (*c_diff) return cli::run_diff(diff);
     if (*c_cmp) return cli::run_compare(cmp);
     if (*c_ovf) return cli::run_overflow(ovf);
+    if (*c_mrg) return cli::run_merge(mrg);
+    if (*c_dump) return cli::run_dump(dmp);
   } catch (const tensordiff::Error& e) {
     std::fprintf(stderr, "tensordiff: %s\n", e.what());
     return 2;

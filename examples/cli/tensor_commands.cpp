@@ -138,7 +138,6 @@ int run_diff(const DiffArgs& a) {
 
 }  // namespace cli
 
-std::string cli::version_text() {
-  return std::string("tensordiff ") + tensordiff::version_string + "\nkernel: " +
-         tensordiff::kernels::default_kernel_description() + "\nabi: " + tensordiff::abi_tag();
+std::string cli::kernel_text() {
+  return std::string("kernel: ") + tensordiff::kernels::default_kernel_description() + "\nabi: " + tensordiff::abi_tag();
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tensordiff/version.hpp>
 #include <string>
 #include <sys/wait.h>
 
@@ -86,10 +87,15 @@ TEST(Cli, StatJsonMatchesGoldenSidecars) {
       for (const char* k : {"min", "max", "sum"})
         if (w.contains(k)) {
           const double a = num(g[k]), b = num(w[k]);
-          if (std::isnan(b)) EXPECT_TRUE(std::isnan(a)) << k;
-          else EXPECT_DOUBLE_EQ(a, b) << k;
+          if (std::isnan(b)) {
+            EXPECT_TRUE(std::isnan(a)) << k;
+          } else {
+            EXPECT_DOUBLE_EQ(a, b) << k;
+          }
         }
-      if (w.contains("l2") && !w["l2"].is_string()) EXPECT_NEAR(num(g["l2norm"]), num(w["l2"]), 1e-12 * num(w["l2"]));
+      if (w.contains("l2") && !w["l2"].is_string()) {
+        EXPECT_NEAR(num(g["l2norm"]), num(w["l2"]), 1e-12 * num(w["l2"]));
+      }
     }
   }
 }
@@ -118,7 +124,9 @@ TEST(Cli, DiffExitCodesFollowTheStandard) {
 
   // Same values, other dtype and layout: float32 Fortran vs float64 C order.
   const CliRun json = run("diff --json " + data("npy/float32_fortran_3x4.npy") + " " + data("npy/float32_3x4_c.npy"));
-  if (fs::exists(data("npy/float32_3x4_c.npy"))) EXPECT_EQ(json.code, 0);
+  if (fs::exists(data("npy/float32_3x4_c.npy"))) {
+    EXPECT_EQ(json.code, 0);
+  }
 
   const CliRun differ = run("diff --json " + data("npy/float32_2x3x4.npy") + " " + data("npy/float32_v2.npy"));
   // shapes may differ; either way the verdict is a failure or an input error, never a pass
@@ -222,7 +230,7 @@ TEST(Cli, CompareWritesOneHtmlReportForAllRanksAndSteps) {
 TEST(Cli, VersionNamesTheKernelTarget) {
   const CliRun r = run("--version");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("tensordiff ", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind(TD_VERSION_STRING, 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\nkernel: "), std::string::npos) << r.out;  // "highway AVX3 (run-time dispatch)" or "scalar"
 }
 
@@ -288,4 +296,35 @@ TEST(Cli, FirstDivergenceNamesAnUnmatchedItem) {
   EXPECT_EQ(j["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
   EXPECT_EQ(j["ranks"][0]["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
   fs::remove_all(root);
+}
+// `tensordiff dump` turns the TF precision_tool folders of tests/data/plain_dumps into msprobe-layout
+// dumps; compare pairs them as tests/data/plain_dumps/expected.json says (written by its generator).
+TEST(Cli, DumpConvertsPlainFoldersThatCompareThenPairs) {
+  const fs::path out = fs::temp_directory_path() / ("td_cli_dump_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  std::ifstream ef(data("plain_dumps/expected.json"));
+  const auto expected = nlohmann::json::parse(ef);
+  for (const char* side : {"npu", "bench"}) {
+    const CliRun r = run("dump --from " + data(std::string("plain_dumps/") + side) + " --to " + (out / side).string() +
+                         " --rank 0");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream f(out / side / "step0" / "rank0" / "dump.json");
+    const auto d = nlohmann::json::parse(f);
+    EXPECT_EQ(d["task"], "tensor");
+    for (const auto& key : expected["pairs"]) {
+      const std::string k = key.get<std::string>();
+      const std::string entry = "Op." + k.substr(0, k.rfind('.')) + ".0.forward";  // {op}.{output index}
+      EXPECT_TRUE(d["data"].contains(entry)) << side << " " << entry;
+    }
+  }
+  const CliRun c = run("compare " + (out / "npu").string() + " " + (out / "bench").string() + " -o " +
+                       (out / "cmp").string() + " --quiet");
+  EXPECT_EQ(c.code, 1) << c.err;
+  const std::string first = expected["first_divergent_in_npu_timestamp_order"];
+  EXPECT_NE(c.out.find("first divergence: Op." + first.substr(0, first.rfind('.')) + ".0.forward"), std::string::npos)
+      << c.out;
+  const CliRun bad = run("dump --from " + data("no_such_folder") + " --to " + (out / "x").string());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("no_such_folder"), std::string::npos) << bad.err;
+  fs::remove_all(out);
 }

@@ -44,7 +44,7 @@ set(no_cuda_args -DCMAKE_CUDA_COMPILER=/nonexistent/nvcc -DTD_BUILD_CUDA=AUTO)
 # Configures the library alone (no tests, benchmarks, examples) into `dir`.
 function(configure_library dir)
   run(${CMAKE_COMMAND} -S "${TD_SOURCE_DIR}" -B "${dir}" ${common_args} ${no_cuda_args} --no-warn-unused-cli
-      -DTD_BUILD_TESTS=OFF -DTD_BUILD_BENCHMARKS=OFF -DTD_BUILD_EXAMPLES=OFF -DTD_INSTALL=ON)
+      -DTD_BUILD_TESTS=OFF -DTD_BUILD_BENCHMARKS=OFF -DTD_BUILD_EXAMPLES=OFF -DTD_BUILD_PYTHON=OFF -DTD_INSTALL=ON)
   file(GLOB cuda_files "${dir}/CMakeFiles/*/CMakeCUDACompiler.cmake")
   if(cuda_files)
     message(FATAL_ERROR "configuring the library alone enabled the CUDA language: ${cuda_files}")

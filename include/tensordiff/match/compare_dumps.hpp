@@ -66,6 +66,61 @@ inline Tensor load_single_tensor(const std::string& path) {
   return std::move(all.front().tensor);
 }
 
+struct CompareRequest;
+
+/// Where the tensor pairs of a run are computed (the seam for distributed runs,
+/// see distributed/). The default (no executor) computes every pair in this
+/// process on `workers` threads; an executor may compute some rows here with
+/// compute_tensor_rows() and fetch the others' compare columns from elsewhere.
+class RowExecutor {
+ public:
+  virtual ~RowExecutor() = default;
+  /// Fills the compare columns of every row of `rc`, a tensor-mode run that is
+  /// the `unit`-th (step, rank) folder pair in execution order (see folder_pairs()).
+  virtual void compute(RankComparison& rc, const CompareRequest& req, std::size_t unit) = 0;
+};
+
+/// Closed ranges of numbers ("0,3-7" → {0,0},{3,7}); empty = everything.
+struct NumberSet {
+  std::vector<std::pair<long, long>> ranges;  ///< closed ranges; none = every number
+  /// True when `n` is in a range (or there are none).
+  bool contains(long n) const {
+    if (ranges.empty()) return true;
+    for (const auto& [lo, hi] : ranges)
+      if (n >= lo && n <= hi) return true;
+    return false;
+  }
+  /// Parses "0,3-7"; throws Error naming `what` on anything else.
+  static NumberSet parse(const std::string& text, const std::string& what) {
+    NumberSet s;
+    std::size_t i = 0;
+    auto bad = [&](const std::string& why) {
+      return Error(ErrorCategory::invalid_argument, what + " '" + text + "': " + why + " (expected e.g. 0,3-7)");
+    };
+    auto number = [&]() -> long {
+      std::size_t j = i;
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      if (j == i || j - i > 9) throw bad("a number is missing or too long at offset " + std::to_string(i));
+      const long v = std::stol(text.substr(i, j - i));
+      i = j;
+      return v;
+    };
+    while (i < text.size()) {
+      const long lo = number();
+      long hi = lo;
+      if (i < text.size() && text[i] == '-') {
+        ++i;
+        hi = number();
+        if (hi < lo) throw bad("range " + std::to_string(lo) + "-" + std::to_string(hi) + " is empty");
+      }
+      s.ranges.emplace_back(lo, hi);
+      if (i < text.size() && text[i++] != ',') throw bad("unexpected character at offset " + std::to_string(i - 1));
+    }
+    if (s.ranges.empty()) throw bad("empty");
+    return s;
+  }
+};
+
 /// Everything run_compare needs.
 struct CompareRequest {
   std::filesystem::path npu;    ///< the dump under test (msprobe's -i npu / target)
@@ -82,6 +137,11 @@ struct CompareRequest {
   bool plain_by_order = false;              ///< pair the i-th file with the i-th (sorted by name)
   DivergenceOptions divergence;  ///< what counts as the first divergence
   std::function<void(std::size_t done, std::size_t total)> progress;  ///< tensor mode, called from workers
+  // Selection: narrow a big dump without copying it.
+  NumberSet steps;     ///< step{N} folders to compare (empty: all)
+  NumberSet ranks;     ///< rank{N} folders to compare (empty: all)
+  std::string filter;  ///< ECMAScript regex: keep rows whose API/module (entry) name contains a match
+  std::shared_ptr<RowExecutor> executor;  ///< null: every tensor pair here (see RowExecutor)
 };
 
 /// The result: one RankComparison per rank (per step), analyses on top.
@@ -246,6 +306,7 @@ inline std::string file_of(const RankComparison& rc, const Item& it, bool npu) {
 }
 
 /// One tensor-mode row: msprobe's locate/read checks, then compare().
+/// Every Row / Item field set here must also travel in distributed/row_result.hpp.
 inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest& req, const TensorLoader& load, unsigned threads) {
   Item& n = rc.npu_items[r.npu];
   Item* b = r.bench >= 0 ? &rc.bench_items[static_cast<std::size_t>(r.bench)] : nullptr;
@@ -345,19 +406,20 @@ inline void compute_statistics_row(RankComparison& rc, Row& r, const std::array<
   }
 }
 
-inline void compute_tensor_rows(RankComparison& rc, const CompareRequest& req) {
+inline void compute_tensor_rows(RankComparison& rc, const CompareRequest& req, const std::vector<std::size_t>* only = nullptr) {
   const TensorLoader load = req.loader ? req.loader : TensorLoader(load_single_tensor);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t n = only ? only->size() : rc.rows.size();
   unsigned workers = req.workers ? req.workers : std::min(4u, hw);
-  workers = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(workers, rc.rows.size())));
+  workers = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(workers, n)));
   // With one pair at a time, let compare() use the cores itself.
   const unsigned inner = workers == 1 ? (req.compare_options.threads > 1 ? req.compare_options.threads : hw) : 1;
   std::atomic<std::size_t> next{0}, done{0};
   auto work = [&] {
-    for (std::size_t i = next++; i < rc.rows.size(); i = next++) {
-      compute_tensor_row(rc, rc.rows[i], req, load, inner);
+    for (std::size_t i = next++; i < n; i = next++) {
+      compute_tensor_row(rc, rc.rows[only ? (*only)[i] : i], req, load, inner);
       const std::size_t d = ++done;
-      if (req.progress) req.progress(d, rc.rows.size());
+      if (req.progress) req.progress(d, n);
     }
   };
   if (workers <= 1) {
@@ -377,6 +439,20 @@ inline void msprobe_missing_values(std::vector<Item>& items) {
   }
 }
 
+/// Keeps the rows (and bench-only items) whose entry name matches `pattern`.
+inline void apply_filter(RankComparison& rc, const std::string& pattern) {
+  std::regex re;
+  try {
+    re = std::regex(pattern);
+  } catch (const std::regex_error& e) {
+    throw Error(ErrorCategory::invalid_argument, "--filter '" + pattern + "' is not a valid regular expression: " + e.what());
+  }
+  auto keep = [&](const Item& it) { return std::regex_search(it.entry, re); };
+  rc.rows.erase(std::remove_if(rc.rows.begin(), rc.rows.end(), [&](const Row& r) { return !keep(rc.npu_items[r.npu]); }), rc.rows.end());
+  rc.bench_only.erase(std::remove_if(rc.bench_only.begin(), rc.bench_only.end(), [&](std::size_t j) { return !keep(rc.bench_items[j]); }),
+                      rc.bench_only.end());
+}
+
 inline void check_modes(Mode mn, Mode mb, const std::filesystem::path& n, const std::filesystem::path& b) {
   if (mn == mb) return;
   throw Error(ErrorCategory::mismatch,
@@ -387,9 +463,17 @@ inline void check_modes(Mode mn, Mode mb, const std::filesystem::path& n, const 
 
 }  // namespace detail
 
-/// Compares one pair of rank folders (or dump.json files, or plain folders).
+/// Computes the compare columns of `rows` of `rc` (all rows when null) in
+/// this process, `req.workers` pairs at a time: what a RowExecutor calls for
+/// the rows it owns.
+inline void compute_tensor_rows(RankComparison& rc, const CompareRequest& req, const std::vector<std::size_t>* rows = nullptr) {
+  detail::compute_tensor_rows(rc, req, rows);
+}
+
+/// Compares one pair of rank folders (or dump.json files, or plain folders);
+/// `unit` is its index in execution order, passed to req.executor.
 inline RankComparison compare_rank(const std::filesystem::path& npu, const std::filesystem::path& bench, const CompareRequest& req,
-                                   bool plain = false) {
+                                   bool plain = false, std::size_t unit = 0) {
   RankComparison rc;
   rc.label = std::filesystem::path(npu).filename().string();
   if (plain) {
@@ -453,9 +537,12 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
   if (req.compat != Compat::msprobe)
     for (std::size_t j = 0; j < used.size(); ++j)
       if (!used[j]) rc.bench_only.push_back(j);
+  if (!req.filter.empty()) detail::apply_filter(rc, req.filter);
   // compute
-  if (rc.mode == Mode::tensor) detail::compute_tensor_rows(rc, req);
-  else if (rc.mode == Mode::statistics) {
+  if (rc.mode == Mode::tensor) {
+    if (req.executor) req.executor->compute(rc, req, unit);
+    else detail::compute_tensor_rows(rc, req);
+  } else if (rc.mode == Mode::statistics) {
     const auto how = detail::statistics_parsing(rc);
     for (auto& r : rc.rows) detail::compute_statistics_row(rc, r, how);
   }
@@ -470,15 +557,34 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
   return rc;
 }
 
+/// The (step, rank) folder pairs run_compare compares, in execution order,
+/// after req.steps / req.ranks. Throws Error on bad input.
+inline std::vector<detail::FolderPair> folder_pairs(const CompareRequest& req) {
+  auto pairs = detail::discover(req.npu, req.bench);
+  if (req.steps.ranges.empty() && req.ranks.ranges.empty()) return pairs;
+  std::vector<detail::FolderPair> kept;
+  for (auto& p : pairs) {
+    const long step = p.step.size() > 4 ? std::stol(p.step.substr(4)) : -1;
+    if (!req.steps.ranges.empty() && (p.step.empty() || !req.steps.contains(step))) continue;
+    if (!req.ranks.ranges.empty() && (p.rank < 0 || !req.ranks.contains(p.rank))) continue;
+    kept.push_back(std::move(p));
+  }
+  if (kept.empty())
+    throw Error(ErrorCategory::invalid_argument, "--steps/--ranks select none of the dump's " + std::to_string(pairs.size()) + " (step, rank) folders",
+                {req.npu.string(), "", std::nullopt});
+  return kept;
+}
+
 /// Compares two dumps: rank by rank, step by step. Throws Error on bad input.
 inline DumpComparison run_compare(const CompareRequest& req) {
   DumpComparison out;
   out.compat = req.compat;
   out.rules = req.rules;
-  const auto pairs = detail::discover(req.npu, req.bench);
+  const auto pairs = folder_pairs(req);
   std::optional<Mode> mode;
-  for (const auto& p : pairs) {
-    RankComparison rc = compare_rank(p.npu, p.bench, req, p.plain);
+  for (std::size_t unit = 0; unit < pairs.size(); ++unit) {
+    const auto& p = pairs[unit];
+    RankComparison rc = compare_rank(p.npu, p.bench, req, p.plain, unit);
     rc.step = p.step;
     rc.rank = p.rank;
     rc.npu_folder = detail::rank_folder_name(p.npu);

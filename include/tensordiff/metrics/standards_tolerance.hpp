@@ -24,9 +24,12 @@ TD_NAMESPACE_BEGIN
 namespace detail {
 /// The torch / numpy rule: a matches e when a == e (so inf matches
 /// only the same inf, −0 matches +0), when both are NaN and equal_nan, or when
-/// |a − e| is finite and ≤ atol + rtol·|e|. Integers compare exactly.
+/// |a − e| is finite and ≤ atol + rtol·|e|. Integers compare exactly;
+/// `int_rel_float32`: their relative difference is float32(|a − e|) /
+/// float32(|e|) rounded to float32, as torch's true division of integer
+/// tensors gives (its default float dtype), so messages print torch's digits.
 inline Verdict check_asymmetric(const TensorView& a, const TensorView& e, double rtol, double atol, bool equal_nan,
-                                Verdict v, const CheckOptions& o) {
+                                Verdict v, const CheckOptions& o, bool int_rel_float32 = false) {
   v.kind = VerdictKind::tolerance;
   v.rtol = rtol;
   v.atol = atol;
@@ -42,6 +45,11 @@ inline Verdict check_asymmetric(const TensorView& a, const TensorView& e, double
       j.abs_diff = d;
       j.allowed = atol + rtol * std::fabs(de);
       j.mismatch = exact || !(j.abs_diff <= j.allowed);
+      if (int_rel_float32) {
+        j.rel_diff = static_cast<double>(static_cast<float>(d) / static_cast<float>(std::fabs(de)));
+        j.rank = j.abs_diff;
+        return j;
+      }
     } else {
       if (TD_LIKELY(da == de)) return j;
       j.allowed = atol + rtol * std::fabs(de);
@@ -66,7 +74,8 @@ inline Verdict check_asymmetric(const TensorView& a, const TensorView& e, double
 namespace standards {
 
 /// torch.testing.assert_close: |a − e| ≤ atol + rtol·|e| per element, computed
-/// in float64 as torch does after promotion. Unset tolerances take torch's
+/// in float64 as torch does after promotion (the relative difference of two
+/// integer tensors in float32, torch's default dtype). Unset tolerances take torch's
 /// per-dtype defaults; for a mixed pair the larger of each (the less precise
 /// dtype's). Setting only one of rtol/atol throws, as torch raises ValueError.
 struct Torch {
@@ -123,7 +132,7 @@ struct Torch {
     Verdict v;
     v.standard = "torch";
     v.description = describe(actual.dtype, expected.dtype);
-    return detail::check_asymmetric(actual, expected, r, a, equal_nan, std::move(v), o);
+    return detail::check_asymmetric(actual, expected, r, a, equal_nan, std::move(v), o, true);
   }
 };
 

@@ -134,7 +134,7 @@ Partial accumulate_range(const TensorView& a, const TensorView& b, std::uint64_t
   return p;
 }
 
-/// The chunk size for a pair of views: `chunk`, or at least tile_rows (256) whole rows when a
+/// The chunk size for a pair of views: `chunk`, or at least tile_rows (32) whole rows when a
 /// view reads faster across rows (transposed), so the tiled walk (core/detail/runs.hpp) reads
 /// long column runs. It depends on the shape and layout only, never on the thread count.
 inline std::size_t chunk_for_views(const TensorView& a, const TensorView& b, std::size_t chunk) {

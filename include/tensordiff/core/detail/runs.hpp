@@ -116,7 +116,7 @@ inline constexpr std::size_t gather_block = 512;
 /// Bytes of one side's band buffer in the tiled pair walk: L2-sized.
 inline constexpr std::size_t tile_bytes = std::size_t{256} << 10;
 /// Rows of a band in the tiled pair walk: each column is read in runs this long.
-inline constexpr std::size_t tile_rows = 256;
+inline constexpr std::size_t tile_rows = 32;
 /// Bytes of the band buffer of the single-view walk, which gathers whole rows (C order).
 inline constexpr std::size_t row_band_bytes = std::size_t{2} << 20;
 
@@ -252,8 +252,8 @@ void for_each_run_pair(const TensorView& a, const TensorView& b, std::uint64_t b
     return;
   }
   walk_pair_runs<TA, TB>(a, b, L, swap_a, swap_b, begin, first_row * w, f);  // head of a row
-  // A band is `band` rows × `cw` columns: ≥ tile_rows rows, so each column is read in long
-  // contiguous runs the prefetchers follow; rows wider than cw are handed over in column
+  // A band is `band` rows × `cw` columns: ≥ tile_rows rows, so each column is read in
+  // contiguous runs of whole cache lines; rows wider than cw are handed over in column
   // pieces (kernels merge in any order).
   const std::size_t cw = static_cast<std::size_t>(std::min<std::uint64_t>(w, std::max<std::size_t>(16, tile_bytes / (tile_rows * item))));
   const std::size_t band = std::max<std::size_t>(tile_rows, tile_bytes / (cw * item));

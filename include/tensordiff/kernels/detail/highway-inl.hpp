@@ -5,7 +5,14 @@
 // Users running their own foreach_target may include it from their
 // HWY_TARGET_INCLUDE file after kernels/highway.hpp's declarations.
 //
-// Design (why it is exact): every element pair is widened to double lanes
+// Two passes. Pairs of 16/32-bit floats with the float32 relative error (the
+// default) take the float-lane pass (AccumulateFloat, below: the relative error
+// in float lanes, sums widened to double). Every other pair (float64, integers,
+// the float64 relative-error option) takes the double-lane pass described here.
+// Both find a maximum's index by one rescan of the first block that reached it
+// (BestBlock), not one per record-breaking block.
+//
+// Design of the double-lane pass (why it is exact): every element pair is widened to double lanes
 // (f32/f16/bf16/int8..int32 convert exactly) and then sees the very operations
 // of detail::accumulate_pair — a−b, |a−b|, the zero-bench select and one true
 // division for the relative error — so per-element values, maxima, indices
@@ -23,8 +30,8 @@
 // non-finite values; if its lane sums show one, the block is re-run with a
 // per-vector check that hands vectors holding one to the scalar reference
 // (non-finite values are rare). Maxima carry no index in the vector body;
-// the index is recovered by a scalar rescan of the block when a block beats
-// the running maximum. Tails use the scalar reference too.
+// the index is recovered by a vector rescan of the block that holds the
+// maximum. Tails use the scalar reference too.
 
 // Per-target include guard (Highway's toggle convention).
 #if defined(TD_KERNELS_HIGHWAY_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
@@ -464,6 +471,16 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   return true;
 }
 
+/// The first block (in index order) with the largest vector-lane maximum so far: its index is
+/// found by one rescan at the end of the run, not by one per record-breaking block.
+struct BestBlock {
+  double value = -1;
+  size_t begin = 0, end = 0;
+  void See(double v, size_t b, size_t e) {
+    if (v > value) value = v, begin = b, end = e;
+  }
+};
+
 /// The float-lane pass over n contiguous pairs (see above); the tail (< one float vector) runs
 /// the scalar reference.
 template <bool kRel, bool kAbs, bool kSums, class TA, class TB>
@@ -478,6 +495,7 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
   constexpr size_t kFloatSteps = 256;
   Partial p;
   const size_t whole = n / NF * NF;
+  BestBlock best_abs, best_rel;
   for (size_t begin = 0; begin < whole;) {
     const size_t end = begin + (whole - begin < NF * kFloatSteps ? whole - begin : NF * kFloatSteps);
     double max_abs = -1, max_rel = -1;
@@ -485,19 +503,19 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
     if (!FloatBlock<kRel, kAbs, kSums, false>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel,
                                                fallback))
       FloatBlock<kRel, kAbs, kSums, true>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel, fallback);
-    // Blocks come in index order, so only a strictly larger maximum moves the index; ties with
-    // the fallback resolve in merge() (smaller index).
-    if (kAbs && max_abs > p.max_abs_diff) {
-      p.max_abs_diff = max_abs;
-      p.max_abs_index = first + FloatBlockIndexOf<false>(pa, pb, begin, end, max_abs, eps);
-    }
-    if (kRel && max_rel > p.max_rel) {
-      p.max_rel = max_rel;
-      p.max_rel_index = first + FloatBlockIndexOf<true>(pa, pb, begin, end, max_rel, eps);
-    }
+    best_abs.See(max_abs, begin, end);
+    best_rel.See(max_rel, begin, end);
     p.merge(fallback);
     begin = end;
   }
+  // One rescan per maximum, of the first block that reached it; take_max keeps the smaller index
+  // on a tie with the scalar fallbacks already merged into p.
+  if (kAbs && best_abs.value >= 0)
+    Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
+                      first + FloatBlockIndexOf<false>(pa, pb, best_abs.begin, best_abs.end, best_abs.value, eps));
+  if (kRel && best_rel.value >= 0)
+    Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
+                      first + FloatBlockIndexOf<true>(pa, pb, best_rel.begin, best_rel.end, best_rel.value, eps));
   Partial tail;
   for (size_t i = whole; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);
   p.count = n - tail.count;  // vector lanes and their scalar fallbacks
@@ -592,6 +610,7 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   // < 5e-13 for n ≤ 1e6.
   constexpr size_t kBlockSteps = 128;
   const size_t whole = n / (4 * N) * (4 * N);
+  BestBlock best_abs, best_rel;
   for (size_t begin = 0; begin < whole;) {
     const size_t end = begin + (whole - begin < 4 * N * kBlockSteps ? whole - begin : 4 * N * kBlockSteps);
     // One accumulator set: its 16 vectors plus the constants fit the 32
@@ -614,19 +633,18 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
     }
     double max_abs = -1, max_rel = -1;
     acc.Reduce(d, p, max_abs, max_rel);
-    // Blocks come in index order, so only a strictly larger maximum moves
-    // the index; ties with the fallback resolve in merge() (smaller index).
-    if (max_abs > p.max_abs_diff) {
-      p.max_abs_diff = max_abs;
-      p.max_abs_index = first + BlockIndexOf<false>(d, pa, pb, begin, end, max_abs, rp);
-    }
-    if (max_rel > p.max_rel) {
-      p.max_rel = max_rel;
-      p.max_rel_index = first + BlockIndexOf<true>(d, pa, pb, begin, end, max_rel, rp);
-    }
+    best_abs.See(max_abs, begin, end);
+    best_rel.See(max_rel, begin, end);
     p.merge(fallback);
     begin = end;
   }
+  // One rescan per maximum (see BestBlock); ties with the fallbacks keep the smaller index.
+  if (best_abs.value >= 0)
+    Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
+                      first + BlockIndexOf<false>(d, pa, pb, best_abs.begin, best_abs.end, best_abs.value, rp));
+  if (best_rel.value >= 0)
+    Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
+                      first + BlockIndexOf<true>(d, pa, pb, best_rel.begin, best_rel.end, best_rel.value, rp));
   // The tail (< 4N pairs): the scalar reference.
   Partial tail;
   for (size_t i = whole; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);

@@ -13,7 +13,7 @@ packages=(
   libcli11-dev zlib1g-dev                       # CLI, deflated .npz
   libopenmpi-dev openmpi-bin                    # tensordiff::mpi, mpirun (distributed compare)
   pybind11-dev python3-dev                      # the Python module (python/)
-  python3-pytest python3-numpy python3-torch python3-pandas  # its tests and references
+  python3-pytest python3-numpy python3-torch python3-pandas  # its tests and references; numpy: td_cli_hostile
   "$@"
 )
 

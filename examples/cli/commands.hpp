@@ -8,13 +8,22 @@
 
 namespace cli {
 
+/// How tensor files given on the command line are read (stat, ls, diff).
+struct ReadArgs {
+  std::string as;            ///< "" or "bfloat16": what an npy `<V2` (2-byte void) holds
+  bool no_crc_check = false;  ///< skip the zip members' CRC-32 check
+  bool allow_opaque = false;  ///< show unsupported dtypes (float8, `<V2`) as raw unsigned words
+};
+
 struct StatArgs {
   std::string file;
   bool json = false;
+  ReadArgs read;
 };
 
 struct LsArgs {
   std::string file;
+  ReadArgs read;
 };
 
 struct DiffArgs {
@@ -26,6 +35,7 @@ struct DiffArgs {
   bool strict = false;
   std::string target;  ///< forced SIMD target (Highway), "" = best
   std::string metrics = "all";  ///< --metrics: comma-separated names (metric_set_from_names)
+  ReadArgs read;
 };
 
 struct CompareArgs {
@@ -43,6 +53,7 @@ struct CompareArgs {
   bool quiet = false;
   std::string steps, ranks, filter;  ///< selection: "2-4", "0,3-7", a regex on API/module names
   std::string shard;                 ///< "I/N": write shard I of N to out_dir (tensordiff merge joins them)
+  bool follow_symlinks = false;  ///< allow data files that resolve outside their dump folder
 };
 
 struct MergeArgs {

@@ -59,6 +59,9 @@ const char* mode_name(td::match::Mode m) {
   return "?";
 }
 
+/// Names and messages from a dump, safe for one terminal line.
+std::string esc(const std::string& s) { return td::escape_for_message(s, 1000); }
+
 bool is_pass(const std::string& r) { return r == "pass" || r == "Yes"; }
 bool is_error(const std::string& r) { return r == "error" || r == "No" || r == "Different"; }
 
@@ -77,6 +80,7 @@ td::match::CompareRequest request_for(const CompareArgs& a) {
   if (!a.steps.empty()) req.steps = td::match::NumberSet::parse(a.steps, "--steps");
   if (!a.ranks.empty()) req.ranks = td::match::NumberSet::parse(a.ranks, "--ranks");
   req.filter = a.filter;
+  req.follow_symlinks = a.follow_symlinks;
   return req;
 }
 
@@ -85,7 +89,8 @@ nlohmann::json options_json(const CompareArgs& a) {
   return {{"mode", a.mode},         {"fuzzy", a.fuzzy},           {"data_map", a.data_map},         {"cell_map", a.cell_map},
           {"api_map", a.api_map},   {"layer_map", a.layer_map},   {"use_cell_map", a.use_cell_map}, {"use_api_map", a.use_api_map},
           {"compat", a.compat},     {"legacy_result", a.legacy_result}, {"html", a.html},           {"jsonl", a.jsonl},
-          {"strict", a.strict},     {"steps", a.steps},           {"ranks", a.ranks},               {"filter", a.filter}};
+          {"strict", a.strict},     {"steps", a.steps},           {"ranks", a.ranks},               {"filter", a.filter},
+          {"follow_symlinks", a.follow_symlinks}};
 }
 
 CompareArgs args_of(const nlohmann::json& o, const nlohmann::json& inputs) {
@@ -108,6 +113,7 @@ CompareArgs args_of(const nlohmann::json& o, const nlohmann::json& inputs) {
   a.steps = o.at("steps").get<std::string>();
   a.ranks = o.at("ranks").get<std::string>();
   a.filter = o.at("filter").get<std::string>();
+  a.follow_symlinks = o.at("follow_symlinks").get<bool>();
   return a;
 }
 
@@ -130,7 +136,8 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
   fs::create_directories(stage, ec);
   if (ec) throw td::Error(td::ErrorCategory::io, "cannot create folder: " + ec.message(), {stage.string(), "", std::nullopt});
   const std::string ts = td::report::timestamp_now();
-  std::size_t pass = 0, warn = 0, err = 0, unmatched = 0, bench_only = 0;
+  std::size_t pass = 0, warn = 0, err = 0, unmatched = 0, bench_only = 0, unreadable = 0;
+  std::string first_unreadable;
   std::vector<std::string> written;  // names inside the folder
   auto name_of = [](const std::string& f) { return fs::path(f).filename().string(); };
   for (std::size_t i = 0; i < r.ranks.size(); ++i) {
@@ -150,6 +157,7 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
       written.push_back(name_of(f));
     }
     for (const auto& row : rc.rows) {
+      if (!row.data_file_error.empty() && unreadable++ == 0) first_unreadable = row.data_file_error;
       if (!row.matched()) ++unmatched;
       else if (is_pass(row.result)) ++pass;
       else if (is_error(row.result)) ++err;
@@ -180,32 +188,35 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
   if (r.first_divergence) {
     const auto& f = *r.first_divergence;
     // No entry whose outputs fail while its inputs pass: name the first failing item's entry.
-    std::cout << "  first divergence: " << (f.entry.empty() ? f.first_item_entry : f.entry);
-    if (!f.step.empty() || f.rank >= 0) std::cout << " (" << f.label << ")";
+    std::cout << "  first divergence: " << esc(f.entry.empty() ? f.first_item_entry : f.entry);
+    if (!f.step.empty() || f.rank >= 0) std::cout << " (" << esc(f.label) << ")";
     std::cout << "\n";
     // The first failing row, when it is not one of the entry's failing outputs (an input, an
     // unmatched item, a row of an earlier entry).
     if (!f.first_item.empty() && (f.first_item_entry != f.entry || f.first_item.find(".output.") == std::string::npos))
-      std::cout << "    first failing item: " << f.first_item << "\n";
+      std::cout << "    first failing item: " << esc(f.first_item) << "\n";
     // The first divergent entry can be a module whose children diverge too;
     // the origin is the innermost such module (and the first such API call).
-    if (f.origin_module && *f.origin_module != f.entry) std::cout << "    origin module: " << *f.origin_module << "\n";
-    if (f.origin_api && *f.origin_api != f.entry) std::cout << "    origin api: " << *f.origin_api << "\n";
+    if (f.origin_module && *f.origin_module != f.entry) std::cout << "    origin module: " << esc(*f.origin_module) << "\n";
+    if (f.origin_api && *f.origin_api != f.entry) std::cout << "    origin api: " << esc(*f.origin_api) << "\n";
     if (!std::isnan(f.min_cosine)) std::cout << "    min cosine " << f.min_cosine;
     if (!std::isnan(f.max_abs_err)) std::cout << "    max abs err " << f.max_abs_err;
     std::cout << "\n";
-    for (const auto& m : f.messages) std::cout << "    " << m << "\n";
+    for (const auto& m : f.messages) std::cout << "    " << esc(m) << "\n";
     for (const auto& frame : f.stack) {  // stack.json lines hold "File …, line N, in f, \n code"
       std::string line = frame;
       for (char& ch : line) ch = ch == '\n' ? ' ' : ch;
-      std::cout << "    | " << line << "\n";
+      std::cout << "    | " << esc(line) << "\n";
     }
   } else {
     std::cout << "  first divergence: none\n";
   }
   for (const auto& f : written) std::cout << "  wrote " << (fs::path(a.out_dir) / f).string() << "\n";
   std::cout.flush();
-  return err > 0 || (a.strict && warn > 0) ? 1 : 0;
+  // Also under --compat msprobe, whose table lets such rows pass.
+  if (unreadable)
+    std::cerr << "tensordiff: " << unreadable << " data file(s) could not be read; first: " << first_unreadable << "\n";
+  return err > 0 || unreadable > 0 || (a.strict && warn > 0) ? 1 : 0;
 }
 
 /// Test hook: TD_TEST_DIE_ON_PROCESS=k kills process k (SIGKILL) when it reads its first tensor.
@@ -346,10 +357,10 @@ int run_overflow(const OverflowArgs& a) {
     std::cout << td::match::overflow_json(reports).dump(2) << "\n";
   } else {
     for (const auto& rep : reports) {
-      std::cout << (rep.label.empty() ? a.dump : rep.label) << ": " << rep.findings.size() << " anomalous API(s)\n";
+      std::cout << esc(rep.label.empty() ? a.dump : rep.label) << ": " << rep.findings.size() << " anomalous API(s)\n";
       for (const auto& f : rep.findings)
-        std::cout << "  " << f.scene << "  " << f.kind << "  " << f.op_name << "\n";
-      if (rep.first_critical) std::cout << "  overflow starts at " << rep.findings[*rep.first_critical].op_name << "\n";
+        std::cout << "  " << f.scene << "  " << f.kind << "  " << esc(f.op_name) << "\n";
+      if (rep.first_critical) std::cout << "  overflow starts at " << esc(rep.findings[*rep.first_critical].op_name) << "\n";
     }
   }
   bool any = false;

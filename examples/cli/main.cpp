@@ -6,24 +6,48 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <new>
 #include <tensordiff/core/error.hpp>
+#include <tensordiff/io/registry.hpp>
+#include <tensordiff/io/safetensors.hpp>
 #include <tensordiff/version.hpp>
 
 #include "commands.hpp"
 
+namespace {
+/// The options every command that reads tensor files takes.
+void add_read_options(CLI::App* c, cli::ReadArgs& r) {
+  c->add_option("--as", r.as, "bfloat16: an npy '<V2' (2-byte void, as ml_dtypes/JAX write bfloat16) holds bfloat16")
+      ->check(CLI::IsMember({"bfloat16"}));
+  c->add_flag("--no-crc-check", r.no_crc_check, "Skip the CRC-32 check of zip members (.npz, .pt): faster, trusts the archive");
+  c->add_flag("--allow-opaque", r.allow_opaque,
+              "Show dtypes without arithmetic here (float8, '<V2' without --as) as raw unsigned words instead of refusing");
+}
+
+/// Every format the library has, for --help ("npy, npz, pt, safetensors").
+std::string format_list() {
+  std::string s;
+  for (const auto& n : tensordiff::io::Registry::global().names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  tensordiff::io::register_safetensors();  // the CLI reads every format the library has
   CLI::App app{"tensordiff — fast, exact tensor and dump comparison"};
   app.set_version_flag("--version", std::function<std::string()>([] { return cli::version_text() + "\n" + cli::kernel_text(); }));
   app.require_subcommand(1);
 
   cli::StatArgs stat;
   auto* c_stat = app.add_subcommand("stat", "Statistics, MD5 and CRC-32 of every tensor in a file");
-  c_stat->add_option("file", stat.file, ".npy, .npz, .pt or .safetensors file (FILE::PATH selects one tensor)")->required();
+  c_stat->add_option("file", stat.file, "tensor file (" + format_list() + "); FILE::PATH selects one tensor")->required();
   c_stat->add_flag("--json", stat.json, "Print a JSON array of stat objects");
+  add_read_options(c_stat, stat.read);
 
   cli::LsArgs ls;
   auto* c_ls = app.add_subcommand("ls", "List the tensors in a file (path, dtype, shape, storage layout)");
-  c_ls->add_option("file", ls.file, "tensor file")->required();
+  c_ls->add_option("file", ls.file, "tensor file (" + format_list() + ")")->required();
+  add_read_options(c_ls, ls.read);
 
   cli::DiffArgs diff;
   auto* c_diff = app.add_subcommand("diff", "Compare two tensors: every metric and a standard's verdict");
@@ -41,6 +65,7 @@ int main(int argc, char** argv) {
                      "metrics to compute, comma-separated: cosine, euclidean, max_abs, max_rel, thousandths, mean_abs, "
                      "mean_rel, rmse, statistics, all, assert_close (the others print as not requested)")
       ->capture_default_str();
+  add_read_options(c_diff, diff.read);
 
   cli::CompareArgs cmp;
   auto* c_cmp = app.add_subcommand("compare", "Compare two msprobe dumps (or folders of tensor files) like msprobe compare");
@@ -67,6 +92,8 @@ int main(int argc, char** argv) {
   c_cmp->add_option("--ranks", cmp.ranks, "compare only these rank{N} folders, e.g. 0,3-7");
   c_cmp->add_option("--filter", cmp.filter, "keep rows whose API/module name matches this regex (ECMAScript)");
   c_cmp->add_option("--shard", cmp.shard, "I/N: compute share I of N into OUTDIR/tensordiff-shard.jsonl (then: tensordiff merge)");
+  c_cmp->add_flag("--follow-symlinks", cmp.follow_symlinks,
+                  "Read data files that are symlinks resolving outside their dump folder (refused by default)");
 
   cli::MergeArgs mrg;
   auto* c_mrg = app.add_subcommand("merge", "Join the outputs of `compare --shard I/N` runs: the same outputs as one compare");
@@ -110,10 +137,13 @@ int main(int argc, char** argv) {
     if (*c_mrg) return cli::run_merge(mrg);
     if (*c_dump) return cli::run_dump(dmp);
   } catch (const tensordiff::Error& e) {
-    std::fprintf(stderr, "tensordiff: %s\n", e.what());
+    std::fprintf(stderr, "tensordiff: %s\n", e.what());  // escaped and truncated by Error
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "tensordiff: out of memory: the input needs more memory than this process may use\n");
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tensordiff: %s\n", e.what());
+    std::fprintf(stderr, "tensordiff: %s\n", tensordiff::escape_for_message(e.what()).c_str());
     return 2;
   }
   return 2;

@@ -17,13 +17,22 @@ namespace td = tensordiff;
 namespace cli {
 namespace {
 
-std::vector<td::io::LoadedTensor> load_all(const std::string& spec) {
+td::io::LoadOptions options_of(const ReadArgs& r) {
+  td::io::LoadOptions o;
+  o.allow_pipes = true;  // `tensordiff stat <(...)` reads the pipe; named FIFOs without a writer read as empty
+  o.verify_crc = !r.no_crc_check;
+  o.allow_opaque = r.allow_opaque;
+  if (r.as == "bfloat16") o.bf16 = td::io::Bf16Hint::bfloat16;
+  return o;
+}
+
+std::vector<td::io::LoadedTensor> load_all(const std::string& spec, const ReadArgs& r) {
   if (spec.find("::") != std::string::npos) {
     std::vector<td::io::LoadedTensor> one;
-    one.push_back(td::io::load_one(spec));
+    one.push_back(td::io::load_one(spec, options_of(r)));
     return one;
   }
-  return td::io::load(spec);
+  return td::io::load(spec, options_of(r));
 }
 
 std::string label(const td::io::LoadedTensor& t) { return t.path.empty() ? "(root)" : t.path; }
@@ -57,8 +66,8 @@ void print_stat_text(const nlohmann::json& j) {
 }
 
 /// One tensor from FILE or FILE::PATH (a container must hold exactly one when no PATH is given).
-td::io::LoadedTensor load_single(const std::string& spec) {
-  auto all = load_all(spec);
+td::io::LoadedTensor load_single(const std::string& spec, const ReadArgs& r) {
+  auto all = load_all(spec, r);
   if (all.size() != 1)
     throw td::Error(td::ErrorCategory::invalid_argument,
                     "holds " + std::to_string(all.size()) + " tensors; select one with FILE::PATH (see `tensordiff ls`)",
@@ -70,7 +79,7 @@ td::io::LoadedTensor load_single(const std::string& spec) {
 
 int run_stat(const StatArgs& a) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& t : load_all(a.file)) out.push_back(td::report::stat_json(t.tensor.view(), t.path));
+  for (const auto& t : load_all(a.file, a.read)) out.push_back(td::report::stat_json(t.tensor.view(), t.path));
   if (a.json) {
     std::cout << out.dump(2) << "\n";
   } else {
@@ -80,7 +89,7 @@ int run_stat(const StatArgs& a) {
 }
 
 int run_ls(const LsArgs& a) {
-  for (const auto& t : td::io::load(a.file)) {
+  for (const auto& t : load_all(a.file, a.read)) {
     const td::TensorView& v = t.tensor.view();
     std::cout << label(t) << "  " << td::dtype_name(v.dtype) << " " << td::shape_to_string(v.shape);
     if (!t.meta.storage_key.empty())
@@ -95,7 +104,7 @@ int run_ls(const LsArgs& a) {
 }
 
 int run_diff(const DiffArgs& a) {
-  const auto ta = load_single(a.a), tb = load_single(a.b);
+  const auto ta = load_single(a.a, a.read), tb = load_single(a.b, a.read);
   const td::TensorView& va = ta.tensor.view();
   const td::TensorView& vb = tb.tensor.view();
   const td::Standard standard = td::standard_from_name(a.standard, a.rtol, a.atol);

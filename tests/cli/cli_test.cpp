@@ -10,34 +10,16 @@
 #include <nlohmann/json.hpp>
 #include <tensordiff/version.hpp>
 #include <string>
-#include <sys/wait.h>
+
+#include "shell_run.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
+using td_test::CliRun;
 
 /// Runs the CLI with `args` (shell words), capturing stdout and stderr.
-CliRun run(const std::string& args) {
-  static int counter = 0;
-  const fs::path err_file = fs::temp_directory_path() / ("td_cli_err_" + std::to_string(::getpid()) + "_" +
-                                                         std::to_string(counter++));
-  const std::string cmd = std::string(TD_CLI) + " " + args + " 2>" + err_file.string();
-  CliRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  fs::remove(err_file);
-  return r;
-}
+CliRun run(const std::string& args) { return td_test::shell(std::string(TD_CLI) + " " + args); }
 
 std::string data(const std::string& rel) { return std::string(TD_TEST_DATA_DIR) + "/" + rel; }
 
@@ -297,6 +279,7 @@ TEST(Cli, FirstDivergenceNamesAnUnmatchedItem) {
   EXPECT_EQ(j["ranks"][0]["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
   fs::remove_all(root);
 }
+
 // `tensordiff dump` turns the TF precision_tool folders of tests/data/plain_dumps into msprobe-layout
 // dumps; compare pairs them as tests/data/plain_dumps/expected.json says (written by its generator).
 TEST(Cli, DumpConvertsPlainFoldersThatCompareThenPairs) {

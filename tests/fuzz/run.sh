@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy_header fuzz_zip fuzz_safetensors fuzz_pickle fuzz_pt fuzz_dump_json)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_npy_header fuzz_zip fuzz_safetensors fuzz_pickle fuzz_pt fuzz_dump_json fuzz_dump_paths)
 build=${TD_FUZZ_BUILD_DIR:-$root/build-fuzz}
 cxx=${CXX:-$(command -v clang++ || command -v clang++-14)}
 
@@ -26,6 +26,7 @@ seeds_for() {
     fuzz_safetensors) echo "$root/tests/fuzz/corpus/safetensors" ;;
     fuzz_pickle) echo "$root/tests/fuzz/corpus/pickle" ;;
     fuzz_dump_json) echo "$root/tests/fuzz/corpus/dump_json" ;;
+    fuzz_dump_paths) echo "$root/tests/fuzz/corpus/dump_paths" ;;
     fuzz_pt) echo "$root/tests/fuzz/corpus/pt $root/tests/data/pt $root/tests/data/pt_hostile" ;;
   esac
 }

@@ -1,6 +1,9 @@
 // dump.json / stack.json / construct.json parsing, item flattening (spec §4, §5.1)
 // and hostile inputs (errors name the file and the JSON pointer).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <functional>
 
 #include <tensordiff/io/dump_json.hpp>
 #include <tensordiff/match/items.hpp>
@@ -234,6 +237,97 @@ TEST(DumpJson, FolderLoadingAndMissingFiles) {
   const auto s = error_of([&] { td::io::load_dump_folder(d.path / "bad"); });
   EXPECT_EQ(s.context().file, (d.path / "bad" / "stack.json").string());
   EXPECT_EQ(s.context().field, "/x/0");
+}
+
+// ---- issue #14: hostile dumps fail fast, name the file and the limit ------------------------
+
+namespace {
+std::string what_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const td::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST(DumpJsonHostile, DeepNestingIsRefusedBeforeParsing) {
+  const std::string deep = "{\"data\": {\"A.a.0.forward\": {\"input_args\": " + std::string(300000, '[') + std::string(300000, ']') + "}}}";
+  const std::string e = what_of([&] { td::io::parse_dump_json(deep, "deep.json"); });
+  const std::size_t first_bracket = deep.find('[');
+  const std::string at = "deep.json: at byte " + std::to_string(first_bracket + 997) + ": JSON nested deeper than 1000 levels";
+  EXPECT_NE(e.find(at), std::string::npos) << e;  // the 998th '[' is the 1001st level
+  // Brackets inside strings do not count.
+  EXPECT_NO_THROW(td::io::parse_stack_json("{\"a\": [\"" + std::string(5000, '[') + "\"]}", "s.json"));
+}
+
+TEST(DumpJsonHostile, ConstructCyclesAndDepths) {
+  std::string j = "{";
+  const int n = 50000;
+  for (int i = 0; i < n; ++i) j += (i ? ",\"m" : "\"m") + std::to_string(i) + "\": \"m" + std::to_string((i + 1) % n) + "\"";
+  j += "}";
+  const std::string e = what_of([&] { td::io::parse_construct_json(j, "construct.json"); });
+  EXPECT_NE(e.find("construct.json: /m0: parent cycle"), std::string::npos) << e;
+  EXPECT_NE(what_of([] { td::io::parse_construct_json(R"({"a": "a"})", "c"); }).find("parent cycle"), std::string::npos);
+  // Depths: the number of parent links, as walking parent() counts them (an unlisted parent is one link).
+  const auto c = td::io::parse_construct_json(R"({"c": "b", "b": "a", "a": null, "x": "elsewhere", "y": "c"})", "c");
+  for (const char* node : {"a", "b", "c", "x", "y", "unlisted"}) {
+    std::size_t walked = 0;
+    for (auto p = c.parent(node); p; p = c.parent(*p)) ++walked;
+    EXPECT_EQ(c.depth(node), walked) << node;
+  }
+  EXPECT_EQ(c.depth("y"), 3u);
+}
+
+// A stack shared by many names (newer format) is stored once, not copied per name.
+TEST(DumpJsonHostile, SharedStacksAreStoredOnce) {
+  std::string names;
+  for (int i = 0; i < 100; ++i) names += (i ? ",\"n" : "\"n") + std::to_string(i) + "\"";
+  const std::string text = "{\"0\": [[" + names + "], [\"" + std::string(10000, 'x') + "\"]], \"old.name\": [\"l\"]}";
+  const auto s = td::io::parse_stack_json(text, "stack.json");
+  EXPECT_EQ(s.by_name.size(), 101u);
+  ASSERT_EQ(s.stacks.size(), 2u);
+  EXPECT_EQ(s.find("n0"), s.find("n99"));  // the same lines, not a copy
+  EXPECT_EQ(s.find("n42")->at(0).size(), 10000u);
+  EXPECT_EQ(s.find("old.name")->at(0), "l");
+  EXPECT_EQ(s.find("missing"), nullptr);
+}
+
+TEST(DumpJsonHostile, HugeDimensionIsAnOverflowNotNegative) {
+  const std::string j = R"({"data": {"A.a.0.forward": {"output": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [9223372036854775808]}]}}})";
+  const std::string e = what_of([&] { td::io::parse_dump_json(j, "d.json"); });
+  EXPECT_NE(e.find("/shape/0: dimension 9223372036854775808 does not fit"), std::string::npos) << e;
+}
+
+TEST(DumpJsonHostile, DataFilesStayInsideTheDump) {
+  TempDir t("inside");
+  write_text(t.path / "dump" / "a.npy", "x");
+  write_text(t.path / "secret.npy", "s");
+  std::filesystem::create_symlink(t.path / "secret.npy", t.path / "dump" / "link.npy");
+  std::filesystem::create_symlink("a.npy", t.path / "dump" / "inner.npy");
+  EXPECT_NO_THROW(td::io::check_inside_folder(t.path / "dump", t.path / "dump" / "a.npy", false));
+  EXPECT_NO_THROW(td::io::check_inside_folder(t.path / "dump", t.path / "dump" / "inner.npy", false));
+  EXPECT_NO_THROW(td::io::check_inside_folder(t.path / "dump", t.path / "dump" / "missing.npy", false));
+  const std::string e = what_of([&] { td::io::check_inside_folder(t.path / "dump", t.path / "dump" / "link.npy", false); });
+  EXPECT_NE(e.find("link.npy: resolves to"), std::string::npos) << e;
+  EXPECT_NE(e.find("outside the dump folder"), std::string::npos) << e;
+  EXPECT_NO_THROW(td::io::check_inside_folder(t.path / "dump", t.path / "dump" / "link.npy", true));
+}
+
+TEST(DumpJsonHostile, OnlyRegularFilesAreRead) {
+  TempDir t("regular");
+  const auto fifo = t.path / "stack.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string e = what_of([&] { td::io::detail::read_text_file(fifo); });  // would block in open() before
+  EXPECT_NE(e.find("stack.json: is a FIFO"), std::string::npos) << e;
+  e = what_of([&] { td::io::detail::read_text_file(t.path); });
+  EXPECT_NE(e.find("is a directory"), std::string::npos) << e;
+  e = what_of([&] { td::io::detail::read_text_file("/dev/zero"); });
+  EXPECT_NE(e.find("/dev/zero: is a device"), std::string::npos) << e;
+  write_text(t.path / "big.json", std::string(100, ' '));
+  e = what_of([&] { td::io::detail::read_text_file(t.path / "big.json", 10); });
+  EXPECT_NE(e.find("exceeds the limit of 10 bytes"), std::string::npos) << e;
 }
 
 // The linear-time builder must give exactly what nlohmann's own DOM parser

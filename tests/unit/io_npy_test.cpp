@@ -275,7 +275,17 @@ TEST(NpyHeader, OneByteTypesAcceptAnyOrderChar) {
 TEST(NpyHeader, Bf16Conventions) {
   const std::vector<std::uint16_t> bits{0x3F80, 0xC020, 0x4049};  // 1, -2.5, 3.140625
   const std::string v2 = npy_file(1, "{'descr': '<V2', 'fortran_order': False, 'shape': (3,), }", raw_bytes(bits));
-  const auto opaque = load_bytes(v2);
+  // Without a hint the void is refused, naming the descr and the fix (never read as uint16).
+  try {
+    load_bytes(v2);
+    ADD_FAILURE() << "<V2 without a hint must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'<V2'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--as bfloat16"), std::string::npos) << e.what();
+  }
+  tio::LoadOptions keep;
+  keep.allow_opaque = true;
+  const auto opaque = load_bytes(v2, keep);
   EXPECT_EQ(opaque.tensor.dtype(), DType::uint16);
   EXPECT_TRUE(opaque.meta.opaque);
   EXPECT_EQ(opaque.meta.source_dtype, "<V2");

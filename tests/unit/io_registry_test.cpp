@@ -2,6 +2,9 @@
 // errors that name the file, and the lifetime of mapped bytes.
 #include <tensordiff/io/registry.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "io_test_util.hpp"
 
 namespace {
@@ -98,7 +101,7 @@ TEST(MappedFile, EmptyMissingDirectoryAndPolicies) {
   expect_error([&] { tio::load(empty.path); }, {empty.path, "too short"});
   expect_error([&] { tio::MappedFile::open("/nonexistent/x.npy"); }, {"/nonexistent/x.npy", "cannot open"});
   expect_error([&] { tio::MappedFile::open(data_dir()); }, {data_dir(), "directory"});
-  expect_error([&] { tio::MappedFile::open("/dev/zero"); }, {"/dev/zero", "not a regular file"});
+  expect_error([&] { tio::MappedFile::open("/dev/zero"); }, {"/dev/zero", "is a device"});
   const std::string file = data_dir() + "/npy/float32_256x256.npy";
   const auto m = tio::MappedFile::open(file, tio::MapPolicy::always);
   const auto r = tio::MappedFile::read_file(file);
@@ -111,6 +114,42 @@ TEST(MappedFile, EmptyMissingDirectoryAndPolicies) {
   EXPECT_TRUE(a->is_mapped());
   const auto s = tio::MappedFile::open(file, tio::MapPolicy::automatic, /*map_threshold=*/1ull << 40);
   EXPECT_FALSE(s->is_mapped());
+}
+
+// Issue #14: a FIFO is refused from its type before open() could block;
+// with allow_pipes it is read as a stream (no writer: empty, at once).
+TEST(MappedFile, FifosNeverBlock) {
+  TempFile dummy("fifo_dir_marker", "");
+  const std::string fifo = dummy.path + ".fifo.npy";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_error([&] { tio::MappedFile::open(fifo); }, {fifo, "is a FIFO"});
+  expect_error([&] { tio::load(fifo); }, {fifo, "is a FIFO"});
+  EXPECT_EQ(tio::MappedFile::open(fifo, tio::MapPolicy::automatic, tio::MappedFile::default_map_threshold, true)->size(), 0u);
+  ::unlink(fifo.c_str());
+}
+
+// Issue #14: bool bytes other than 0/1 are True, and hash as the 0/1 tensor does.
+TEST(Registry, BoolBytesAreNormalised) {
+  TempFile odd("odd_bool.npy", npy_file(1, "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }", std::string("\x00\x02\xff\x01", 4)));
+  const auto t = tio::load_one(odd.path);
+  const auto* b = reinterpret_cast<const unsigned char*>(t.tensor.view().data);
+  EXPECT_EQ(std::vector<unsigned>(b, b + 4), (std::vector<unsigned>{0, 1, 1, 1}));
+  EXPECT_EQ(t.meta.extra.count("bool_normalised"), 1u);
+  const auto direct = tio::read_npy(odd.path);
+  const auto* d = reinterpret_cast<const unsigned char*>(direct.tensor.view().data);
+  EXPECT_EQ(std::vector<unsigned>(d, d + 4), (std::vector<unsigned>{0, 1, 1, 1}));
+}
+
+// Issue #14: hostile names and reasons cannot reach the terminal raw, and stay short.
+TEST(ErrorText, OneEscapedTruncatedLine) {
+  const Error e(ErrorCategory::format, "bad descr '" + std::string(60000, 'x') + "'", {"a\x1b[2J\nb.npy", "descr", 3});
+  const std::string w = e.what();
+  EXPECT_EQ(w.find('\x1b'), std::string::npos);
+  EXPECT_EQ(w.find('\n'), std::string::npos);
+  EXPECT_EQ(w.rfind("a\\x1b[2J\\nb.npy: descr at byte 3: bad descr 'xxx", 0), 0u) << w.substr(0, 80);
+  EXPECT_NE(w.find("... (57964 more bytes)"), std::string::npos) << w.substr(w.size() - 60);
+  EXPECT_LT(w.size(), 2200u);
+  EXPECT_EQ(e.reason().size(), 60012u);  // the reason itself is kept whole
 }
 
 TEST(MappedFile, ByteSpanSubIsOverflowSafe) {

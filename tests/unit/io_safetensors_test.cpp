@@ -98,6 +98,17 @@ TEST(SafetensorsHostile, Rejects) {
   bad(st_file(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", "xxxx"), {"non-negative"});
   bad(st_file(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,4]}})", "xxxx"), {"overflows"});
   bad(st_file(R"({"__metadata__":{"k":1}})", ""), {"strings"});
+  // Issue #14: the tensors must tile the buffer exactly, and names be unique (as the safetensors crate).
+  bad(st_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+              std::string(12, 'x')),
+      {"tensor 'b'", "overlap"});
+  bad(st_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+              std::string(12, 'x')),
+      {"tensor 'b'", "gap in the data buffer: bytes [4, 8)"});
+  bad(st_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", std::string(8, 'x')), {"4 bytes after the last tensor"});
+  bad(st_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+              std::string(8, 'x')),
+      {"tensor 'a'", "duplicate tensor name"});
 }
 
 TEST(Safetensors, UnalignedDataIsCopied) {

@@ -237,6 +237,75 @@ TEST(ZipHostile, EveryTruncationAndByteFlipIsHandled) {
     }
 }
 
+// Issue #14: members sharing bytes (the overlapping-member zip bomb) are refused.
+TEST(ZipHostile, OverlappingMembersAreRefused) {
+  auto local = [](const std::string& name, const std::string& data) {
+    std::string h;
+    put32(h, 0x04034b50);
+    put16(h, 20);
+    put16(h, 0);
+    put16(h, 0);
+    put32(h, 0);
+    put32(h, crc32_ref(data));
+    put32(h, static_cast<std::uint32_t>(data.size()));
+    put32(h, static_cast<std::uint32_t>(data.size()));
+    put16(h, static_cast<std::uint32_t>(name.size()));
+    put16(h, 0);
+    return h + name + data;
+  };
+  auto central = [](const std::string& name, const std::string& data, std::uint32_t offset) {
+    std::string c;
+    put32(c, 0x02014b50);
+    put32(c, 20 | (20u << 16));
+    put16(c, 0);
+    put16(c, 0);
+    put32(c, 0);
+    put32(c, crc32_ref(data));
+    put32(c, static_cast<std::uint32_t>(data.size()));
+    put32(c, static_cast<std::uint32_t>(data.size()));
+    put16(c, static_cast<std::uint32_t>(name.size()));
+    put32(c, 0);
+    put32(c, 0);
+    put32(c, 0);
+    put32(c, offset);
+    return c + name;
+  };
+  const std::string inner = local("b", "payload");          // b's header and data ...
+  const std::string outer = local("a", inner);              // ... lie inside a's data
+  const std::string cd = central("a", inner, 0) + central("b", "payload", 31);
+  std::string eocd;
+  put32(eocd, 0x06054b50);
+  put32(eocd, 0);
+  put16(eocd, 2);
+  put16(eocd, 2);
+  put32(eocd, static_cast<std::uint32_t>(cd.size()));
+  put32(eocd, static_cast<std::uint32_t>(outer.size()));
+  put16(eocd, 0);
+  expect_error([&] { ZipArchive::open(mem(outer + cd + eocd, "overlap.zip")); },
+               {"overlap.zip", "member 'b'", "at byte 31", "overlaps member 'a'"});
+}
+
+#if defined(TD_HAS_ZLIB) && TD_HAS_ZLIB
+// Issue #14: the archive's inflate budget is checked from the directory,
+// before a byte is allocated or inflated.
+TEST(ZipHostile, InflateBudgetCheckedBeforeInflating) {
+  ZipBuilder b;
+  b.add("x", std::string(1000, '\x5a')).method = 8;  // not even valid deflate: never inflated
+  std::string bytes = b.build();
+  const std::size_t cd = bytes.rfind("PK\x01\x02", std::string::npos);
+  bytes = patch(bytes, cd + 24, 500000, 4);  // declared size: 500 x the deflated size
+  tio::Limits lim;
+  lim.ratio_free_bytes = 1024;
+  lim.max_inflate_ratio = 200;
+  const ZipArchive z = ZipArchive::open(mem(bytes, "bomb.zip"), lim);
+  expect_error([&] { z.read(z.entries()[0]); }, {"bomb.zip", "member 'x'", "decompression bomb", "max_inflate_ratio = 200"});
+  lim = {};
+  lim.max_inflated_bytes = 100000;
+  const ZipArchive z2 = ZipArchive::open(mem(bytes, "big.zip"), lim);
+  expect_error([&] { z2.read(z2.entries()[0]); }, {"big.zip", "max_inflated_bytes = 100000"});
+}
+#endif
+
 TEST(ZipDeflate, MethodsAndZlib) {
   // A deflate stream of "hello hello hello" made by zlib (raw, level 9).
   ZipBuilder b;

@@ -261,8 +261,11 @@ TEST(MatchTensor, EveryCellOfEveryRow) {
   EXPECT_EQ(R("Functional.relu.0.forward.input.0")[col(h, "Result")], "warning");
   EXPECT_EQ(R("Functional.linear.0.forward.input.gamma")[col(h, "Err_message")], "[\"info: NPU does not have data file.\"]");
   const std::string mul_file = (f.npu / "dump_tensor_data" / "Torch.mul.0.forward.output.0.npy").string();
+  // A row never passes on a data file it could not read: error, with the reader's own reason (issue #14).
+  EXPECT_EQ(R("Torch.mul.0.forward.output.0")[col(h, "Result")], "error");
   EXPECT_EQ(R("Torch.mul.0.forward.output.0")[col(h, "Err_message")],
-            "[\"info: Dump file: " + mul_file + " not found or read failed.\"]");
+            "[\"error: The data file could not be read: " + mul_file + ": cannot open: No such file or directory\", "
+            "\"info: Dump file: " + mul_file + " not found or read failed.\"]");
   // Stack on the first row of each API that has one
   EXPECT_EQ(R("Functional.linear.0.forward.input.0")[col(h, "NPU_Stack_Info")], "['File a.py, line 1, in f, \\n y = linear(x)']");
   EXPECT_EQ(R("Functional.linear.0.forward.input.1")[col(h, "NPU_Stack_Info")], "N/A");
@@ -340,7 +343,8 @@ TEST(MatchTensor, LegacyAccuracyColumn) {
   EXPECT_EQ(R("Torch.add.0.forward.output.0")[col(h, "Accuracy Reached or Not")], no ? "No" : "Yes");
 }
 
-TEST(MatchTensor, MissingBenchDataFileIsAMessageNotAnError) {
+// Issue #14: the row fails with the reader's reason (msprobe's table lets it pass: kept under compat).
+TEST(MatchTensor, MissingBenchDataFileFailsTheRow) {
   Fixture f;
   fs::remove(f.bench / "dump_tensor_data" / "Functional.linear.0.forward.output.0.npy");
   const auto t = run_csv(f, td::match::Compat::tensordiff);
@@ -348,6 +352,9 @@ TEST(MatchTensor, MissingBenchDataFileIsAMessageNotAnError) {
   for (std::size_t i = 1; i < t.size(); ++i)
     if (t[i][0] == "Functional.linear.0.forward.output.0") {
       EXPECT_EQ(t[i][col(h, "Cosine")], "unsupported");
+      EXPECT_EQ(t[i][col(h, "Result")], "error");
+      EXPECT_NE(t[i][col(h, "Err_message")].find("could not be read"), std::string::npos);
+      EXPECT_NE(t[i][col(h, "Err_message")].find("No such file"), std::string::npos);
       EXPECT_NE(t[i][col(h, "Err_message")].find("not found or read failed"), std::string::npos);
       EXPECT_NE(t[i][col(h, "Err_message")].find((f.bench / "dump_tensor_data").string()), std::string::npos);
     }

@@ -71,6 +71,8 @@ void compare_tables(const std::string& what, const std::vector<std::vector<std::
       }
       if ((hdr[k] == "Cosine" || hdr[k] == "EucDist") && close_in_last_digits(ours[i][k], theirs[i][k])) {
         ++t.last_digits;
+        std::cout << what << " row " << i << " " << hdr[k] << ": tensordiff " << ours[i][k] << ", msprobe " << theirs[i][k]
+                  << " (last digits)\n";
         continue;
       }
       ++t.differing;

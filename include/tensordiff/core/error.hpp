@@ -1,5 +1,6 @@
 // tensordiff — the one error type of the library.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -43,8 +44,30 @@ struct ErrorContext {
   std::optional<std::uint64_t> offset;  ///< byte offset in the file
 };
 
+/// `text` made safe for one terminal line: control characters, DEL and
+/// newlines become `\n`, `\t`, `\xNN` (so a hostile file name or descr
+/// cannot move the cursor or clear the screen), and anything past `max_chars`
+/// is cut with a note of how much was left out.
+inline std::string escape_for_message(const std::string& text, std::size_t max_chars = 4096) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size() < max_chars ? text.size() : max_chars);
+  std::size_t i = 0;
+  for (; i < text.size() && out.size() < max_chars; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 0xF];
+    else out += static_cast<char>(c);
+  }
+  if (i < text.size()) out += "... (" + std::to_string(text.size() - i) + " more bytes)";
+  return out;
+}
+
 /// The exception thrown by every tensordiff function. `what()` is one line:
-/// "FILE: FIELD at byte N: REASON" with the parts that are known.
+/// "FILE: FIELD at byte N: REASON" with the parts that are known, escaped and
+/// truncated by escape_for_message().
 class Error : public std::runtime_error {
  public:
   /// `reason` says what is wrong, `context` where.
@@ -68,10 +91,10 @@ class Error : public std::runtime_error {
  private:
   static std::string format(const std::string& reason, const ErrorContext& c) {
     std::string s;
-    if (!c.file.empty()) s += c.file + ": ";
-    if (!c.field.empty()) s += c.field + (c.offset ? " " : ": ");
+    if (!c.file.empty()) s += escape_for_message(c.file, 1024) + ": ";
+    if (!c.field.empty()) s += escape_for_message(c.field, 512) + (c.offset ? " " : ": ");
     if (c.offset) s += "at byte " + std::to_string(*c.offset) + ": ";
-    return s + reason;
+    return s + escape_for_message(reason, 2048);
   }
 
   ErrorCategory category_;

@@ -27,6 +27,7 @@
 #include "../core/tensor_view.hpp"
 #include "../core/pyformat.hpp"
 #include "detail/json_builder.hpp"
+#include "mapped_file.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace io {
@@ -135,29 +136,46 @@ struct DumpEntry {
 
 /// stack.json: entry name → call-stack lines.
 struct StackInfo {
-  /// Each entry name with its stack lines (both formats resolved to one map).
-  std::map<std::string, std::vector<std::string>> by_name;
+  /// The distinct stacks, each stored once: the newer format shares one stack among several
+  /// names, and copying it per name let a small file expand to gigabytes.
+  std::vector<std::vector<std::string>> stacks;
+  /// Each entry name with the index of its stack in `stacks` (both formats resolved to one map).
+  std::map<std::string, std::size_t> by_name;
   /// The file used the newer `{"0": [[names], [lines]]}` layout, which shares one stack among
   /// several names.
   bool new_format = false;
   /// The stack of an entry, or null when stack.json does not list it.
   const std::vector<std::string>* find(const std::string& name) const {
     auto it = by_name.find(name);
-    return it == by_name.end() ? nullptr : &it->second;
+    return it == by_name.end() ? nullptr : &stacks[it->second];
   }
 };
 
 /// construct.json: node → parent module (nullopt for roots), in file order.
+/// Parent cycles are refused when it is parsed, so every chain ends.
 struct ConstructInfo {
   /// Every node with its parent (nullopt for a root), in file order.
   std::vector<std::pair<std::string, std::optional<std::string>>> nodes;
   /// Position of each node in `nodes`.
   std::map<std::string, std::size_t> index;
+  std::vector<std::size_t> depths;  ///< per node: how many parent links lead up from it
   /// The parent of `node`; nullopt for a root or a node construct.json does not list.
   std::optional<std::string> parent(const std::string& node) const {
     auto it = index.find(node);
     return it == index.end() ? std::nullopt : nodes[it->second].second;
   }
+  /// Parent links above `node` (0 for roots and names construct.json does not list), in O(log n).
+  std::size_t depth(const std::string& node) const {
+    auto it = index.find(node);
+    return it == index.end() || it->second >= depths.size() ? 0 : depths[it->second];
+  }
+};
+
+/// Budgets for dump folders (hostile or broken dumps must fail fast and
+/// name the limit, not exhaust memory or the stack).
+struct DumpLimits {
+  std::uint64_t max_json_bytes = 4ull << 30;   ///< dump.json / stack.json / construct.json file size
+  std::uint64_t max_depth = 1000;              ///< JSON nesting, checked before parsing
 };
 
 /// One dump folder.
@@ -182,6 +200,25 @@ struct DumpFile {
   /// Where a data_name lives: `dir / "dump_tensor_data" / data_name`.
   std::filesystem::path data_path(const std::string& data_name) const { return dir / "dump_tensor_data" / data_name; }
 };
+
+/// Refuses `file` when, after following symlinks, it lies outside `folder`
+/// (a data file linked to /etc/passwd or another user's dump), unless
+/// `follow_symlinks`. A file that does not exist passes: opening it reports that.
+inline void check_inside_folder(const std::filesystem::path& folder, const std::filesystem::path& file, bool follow_symlinks) {
+  if (follow_symlinks) return;
+  namespace fs = std::filesystem;
+  std::error_code ec1, ec2;
+  const fs::path real = fs::canonical(file, ec1);
+  if (ec1) return;
+  const fs::path root = fs::canonical(folder.empty() ? fs::path(".") : folder, ec2);
+  if (ec2) return;
+  const fs::path rel = real.lexically_relative(root);
+  if (rel.empty() || *rel.begin() == "..")
+    throw Error(ErrorCategory::security,
+                "resolves to " + real.string() + ", outside the dump folder " + root.string() +
+                    " (a symlink out of the dump; pass --follow-symlinks to allow)",
+                {file.string(), "", std::nullopt});
+}
 
 namespace detail {
 
@@ -246,17 +283,52 @@ inline std::string rewrite_python_literals(const std::string& in, std::vector<st
   return out;
 }
 
-inline std::string read_text_file(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw Error(ErrorCategory::io, "cannot open file", {p.string(), "", std::nullopt});
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw Error(ErrorCategory::io, "read failed", {p.string(), "", std::nullopt});
-  return ss.str();
+/// A regular file's text, refused by type (FIFO, device, directory) and by
+/// size before anything is read; open() never blocks.
+inline std::string read_text_file(const std::filesystem::path& p, std::uint64_t max_bytes = DumpLimits{}.max_json_bytes) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(p, ec);
+  if (!ec && std::filesystem::is_regular_file(st)) {
+    const auto size = std::filesystem::file_size(p, ec);
+    if (!ec && size > max_bytes)
+      throw Error(ErrorCategory::security,
+                  "file of " + std::to_string(size) + " bytes exceeds the limit of " + std::to_string(max_bytes) + " bytes",
+                  {p.string(), "", std::nullopt});
+  }
+  const FileHandle f = MappedFile::open(p.string(), MapPolicy::never);  // type checks, O_NONBLOCK
+  if (f->size() > max_bytes)
+    throw Error(ErrorCategory::security,
+                "file of " + std::to_string(f->size()) + " bytes exceeds the limit of " + std::to_string(max_bytes) + " bytes",
+                {p.string(), "", std::nullopt});
+  return std::string(reinterpret_cast<const char*>(f->data()), static_cast<std::size_t>(f->size()));
+}
+
+/// Refuses JSON nested deeper than `max_depth` with one linear scan before
+/// any parser or printer recurses into it.
+inline void check_json_depth(const std::string& text, const std::string& file, std::uint64_t max_depth) {
+  std::uint64_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        throw Error(ErrorCategory::security, "JSON nested deeper than " + std::to_string(max_depth) + " levels",
+                    {file, "", static_cast<std::uint64_t>(i)});
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
 }
 
 /// Parses a JSON file written by Python's json module (NaN / Infinity allowed).
-inline ordered_json parse_python_json(const std::string& text, const std::string& file) {
+inline ordered_json parse_python_json(const std::string& text, const std::string& file,
+                                      std::uint64_t max_depth = DumpLimits{}.max_depth) {
+  check_json_depth(text, file, max_depth);
   std::vector<std::pair<std::size_t, long>> shifts;
   const std::string rewritten = rewrite_python_literals(text, shifts);
   try {
@@ -394,6 +466,9 @@ struct DumpParser {
           const auto& d = (*it)[i];
           if (!d.is_number_integer())
             fail(ptr + "/shape/" + std::to_string(i), std::string("expected an integer, got ") + kind_name(d));
+          if (d.is_number_unsigned() && d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+            fail(ptr + "/shape/" + std::to_string(i),
+                 "dimension " + std::to_string(d.get<std::uint64_t>()) + " does not fit in a signed 64-bit integer");
           if (d.get<std::int64_t>() < 0) fail(ptr + "/shape/" + std::to_string(i), "negative dimension");
           s.push_back(d.get<std::int64_t>());
         }
@@ -474,8 +549,8 @@ inline bool name_has_field(const std::string& name, const std::string& field) {
 }  // namespace detail
 
 /// Parses dump.json text. `file` names it in errors.
-inline DumpFile parse_dump_json(const std::string& text, const std::string& file) {
-  const ordered_json root = detail::parse_python_json(text, file);
+inline DumpFile parse_dump_json(const std::string& text, const std::string& file, const DumpLimits& limits = {}) {
+  const ordered_json root = detail::parse_python_json(text, file, limits.max_depth);
   detail::DumpParser p{file};
   if (!root.is_object()) p.fail("", std::string("expected an object at the top level, got ") + root.type_name());
   DumpFile d;
@@ -523,8 +598,8 @@ inline DumpFile parse_dump_json(const std::string& text, const std::string& file
 }
 
 /// Parses stack.json (new `{"0": [[names], [lines]]}` or old `{name: [lines]}` format).
-inline StackInfo parse_stack_json(const std::string& text, const std::string& file) {
-  const ordered_json root = detail::parse_python_json(text, file);
+inline StackInfo parse_stack_json(const std::string& text, const std::string& file, const DumpLimits& limits = {}) {
+  const ordered_json root = detail::parse_python_json(text, file, limits.max_depth);
   detail::DumpParser p{file};
   if (!root.is_object()) p.fail("", std::string("expected an object at the top level, got ") + root.type_name());
   StackInfo s;
@@ -545,21 +620,22 @@ inline StackInfo parse_stack_json(const std::string& text, const std::string& fi
     const bool new_fmt = v.is_array() && v.size() == 2 && v[0].is_array() && (v[1].is_array() || v[1].is_null());
     if (new_fmt) {
       s.new_format = true;
-      auto lines = lines_of(v[1], ptr + "/1");
+      s.stacks.push_back(lines_of(v[1], ptr + "/1"));
       for (std::size_t i = 0; i < v[0].size(); ++i) {
         if (!v[0][i].is_string()) p.fail(ptr + "/0/" + std::to_string(i), std::string("expected a string, got ") + v[0][i].type_name());
-        s.by_name[v[0][i].get<std::string>()] = lines;
+        s.by_name[v[0][i].get<std::string>()] = s.stacks.size() - 1;
       }
     } else {
-      s.by_name[it.key()] = lines_of(v, ptr);
+      s.stacks.push_back(lines_of(v, ptr));
+      s.by_name[it.key()] = s.stacks.size() - 1;
     }
   }
   return s;
 }
 
 /// Parses construct.json: `{node: parent or null}`.
-inline ConstructInfo parse_construct_json(const std::string& text, const std::string& file) {
-  const ordered_json root = detail::parse_python_json(text, file);
+inline ConstructInfo parse_construct_json(const std::string& text, const std::string& file, const DumpLimits& limits = {}) {
+  const ordered_json root = detail::parse_python_json(text, file, limits.max_depth);  // linear in the keys
   detail::DumpParser p{file};
   if (!root.is_object()) p.fail("", std::string("expected an object at the top level, got ") + root.type_name());
   ConstructInfo c;
@@ -571,12 +647,44 @@ inline ConstructInfo parse_construct_json(const std::string& text, const std::st
     c.index[it.key()] = c.nodes.size();
     c.nodes.emplace_back(it.key(), std::move(parent));
   }
+  // Depths and cycles in one pass: each node is walked up once (O(n log n)
+  // with the map); meeting a node of the current walk is a cycle.
+  constexpr std::size_t unknown = SIZE_MAX, on_path = SIZE_MAX - 1;
+  c.depths.assign(c.nodes.size(), unknown);
+  std::vector<std::size_t> path;
+  for (std::size_t start = 0; start < c.nodes.size(); ++start) {
+    path.clear();
+    std::size_t i = start, above = 0;
+    while (true) {
+      if (c.depths[i] == on_path)
+        throw Error(ErrorCategory::format,
+                    "parent cycle: '" + c.nodes[i].first + "' is its own ancestor (through " +
+                        std::to_string(path.size()) + " parent links)",
+                    {file, "/" + detail::json_pointer_escape(c.nodes[i].first), std::nullopt});
+      if (c.depths[i] != unknown) {
+        above = c.depths[i];
+        break;
+      }
+      c.depths[i] = on_path;
+      path.push_back(i);
+      const auto& parent = c.nodes[i].second;
+      auto up = parent ? c.index.find(*parent) : c.index.end();
+      if (up == c.index.end()) {
+        above = parent ? 1 : 0;  // a parent construct.json does not list is a root one link up
+        c.depths[i] = above;
+        path.pop_back();
+        break;
+      }
+      i = up->second;
+    }
+    for (std::size_t k = path.size(); k-- > 0;) c.depths[path[k]] = ++above;
+  }
   return c;
 }
 
 /// Reads `folder`/dump.json (or debug.json) plus stack.json and construct.json
 /// when present. `folder` may also name the dump.json file itself.
-inline DumpFile load_dump_folder(const std::filesystem::path& folder) {
+inline DumpFile load_dump_folder(const std::filesystem::path& folder, const DumpLimits& limits = {}) {
   namespace fs = std::filesystem;
   fs::path json = folder;
   std::error_code ec;
@@ -586,11 +694,13 @@ inline DumpFile load_dump_folder(const std::filesystem::path& folder) {
   }
   if (!fs::exists(json, ec))
     throw Error(ErrorCategory::io, "no dump.json in this folder", {folder.string(), "", std::nullopt});
-  DumpFile d = parse_dump_json(detail::read_text_file(json), json.string());
+  DumpFile d = parse_dump_json(detail::read_text_file(json, limits.max_json_bytes), json.string(), limits);
   const fs::path dir = json.parent_path();
-  if (fs::exists(dir / "stack.json", ec)) d.stack = parse_stack_json(detail::read_text_file(dir / "stack.json"), (dir / "stack.json").string());
+  if (fs::exists(dir / "stack.json", ec))
+    d.stack = parse_stack_json(detail::read_text_file(dir / "stack.json", limits.max_json_bytes), (dir / "stack.json").string(), limits);
   if (fs::exists(dir / "construct.json", ec))
-    d.construct = parse_construct_json(detail::read_text_file(dir / "construct.json"), (dir / "construct.json").string());
+    d.construct = parse_construct_json(detail::read_text_file(dir / "construct.json", limits.max_json_bytes),
+                                       (dir / "construct.json").string(), limits);
   return d;
 }
 

@@ -74,22 +74,30 @@ class MappedFile {
   ~MappedFile() { release(); }
 
   /// Opens `path` read-only. Empty files are fine (size 0, data non-null).
-  /// Throws Error{io} naming the file and the system's reason.
+  /// Only regular files are read unless `allow_pipes` (then a FIFO, e.g.
+  /// bash's `<(...)`, is read to its end); directories, devices, sockets and
+  /// (by default) FIFOs are refused from their file type *before* open(), and
+  /// open() never blocks (O_NONBLOCK). Throws Error{io} naming the file and
+  /// the system's reason.
   static std::shared_ptr<const MappedFile> open(const std::string& path, MapPolicy policy = MapPolicy::automatic,
-                                                std::uint64_t map_threshold = default_map_threshold) {
+                                                std::uint64_t map_threshold = default_map_threshold,
+                                                bool allow_pipes = false) {
 #if TD_HAS_MMAP
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) fail_errno(path, "cannot open");
+    check_file_type(path, st, allow_pipes);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) fail_errno(path, "cannot open");
     struct FdGuard {
       int fd;
       ~FdGuard() { ::close(fd); }
     } guard{fd};
-    struct stat st {};
     if (::fstat(fd, &st) != 0) fail_errno(path, "cannot stat");
-    if (S_ISDIR(st.st_mode)) throw Error(ErrorCategory::io, "is a directory", {path, "", std::nullopt});
-    if (S_ISFIFO(st.st_mode)) return read_stream(path, fd);  // pipes, <(...): size unknown
-    if (!S_ISREG(st.st_mode))
-      throw Error(ErrorCategory::io, "not a regular file (device or socket)", {path, "", std::nullopt});
+    check_file_type(path, st, allow_pipes);  // it may have been swapped since stat()
+    if (S_ISFIFO(st.st_mode)) {  // pipes, <(...): size unknown; blocking reads from here on
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      return read_stream(path, fd);
+    }
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max()))
       throw Error(ErrorCategory::io, "file too large for this address space", {path, "", std::nullopt});
@@ -130,6 +138,7 @@ class MappedFile {
 #else
     (void)policy;
     (void)map_threshold;
+    (void)allow_pipes;
     return read_file(path);
 #endif
   }
@@ -185,6 +194,25 @@ class MappedFile {
 
  private:
   explicit MappedFile(std::string path) : path_(std::move(path)) {}
+
+#if TD_HAS_MMAP
+  /// Refuses everything but regular files (and FIFOs when allowed), by type.
+  static void check_file_type(const std::string& path, const struct stat& st, bool allow_pipes) {
+    const char* what = nullptr;
+    if (S_ISREG(st.st_mode)) return;
+    if (S_ISFIFO(st.st_mode)) {
+      if (allow_pipes) return;
+      what = "is a FIFO (named pipe); only regular files are read";
+    } else if (S_ISDIR(st.st_mode)) {
+      what = "is a directory, not a file";
+    } else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+      what = "is a device; only regular files are read";
+    } else {
+      what = "is not a regular file (socket or special file)";
+    }
+    throw Error(ErrorCategory::io, what, {path, "", std::nullopt});
+  }
+#endif
 
   [[noreturn]] static void fail_errno(const std::string& path, const char* what) {
     const int e = errno;

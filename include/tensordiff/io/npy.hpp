@@ -231,7 +231,8 @@ class NpyHeaderParser {
 
 /// Maps a descr to dtype and byte order, refusing everything tensordiff does
 /// not read with a reason that names the descr (formats.md §1.3).
-inline void resolve_npy_descr(NpyHeader& h, Bf16Hint hint, const std::string& file, std::uint64_t at) {
+inline void resolve_npy_descr(NpyHeader& h, const LoadOptions& options, const std::string& file, std::uint64_t at) {
+  const Bf16Hint hint = options.bf16;
   const std::string& d = h.descr;
   auto refuse = [&](const std::string& why, ErrorCategory c = ErrorCategory::unsupported) {
     throw Error(c, "unsupported npy dtype '" + d + "'" + (why.empty() ? "" : " (" + why + ")"), {file, "descr", at});
@@ -250,6 +251,11 @@ inline void resolve_npy_descr(NpyHeader& h, Bf16Hint hint, const std::string& fi
   if (kind == 'M' || kind == 'm') refuse("datetime/timedelta");
   std::optional<DType> t;
   if (code == "V2") {
+    // ml_dtypes / JAX write bfloat16 as a 2-byte void: the bytes alone do not
+    // say what they are, so never guess (uint16 would give wrong numbers).
+    if (hint == Bf16Hint::none && !options.allow_opaque)
+      refuse("an opaque 2-byte void, as ml_dtypes/JAX write bfloat16; if it is bfloat16 read it with --as bfloat16 "
+             "(LoadOptions::bf16 = Bf16Hint::bfloat16)");
     h.opaque = hint == Bf16Hint::none;
     t = h.opaque ? DType::uint16 : DType::bfloat16;
   } else if (kind == 'V') {
@@ -314,7 +320,7 @@ inline NpyHeader parse_npy_header(const std::byte* data, std::uint64_t size, con
   h.descr = std::move(parsed.descr);
   h.fortran_order = parsed.fortran;
   h.shape = std::move(parsed.shape);
-  detail::resolve_npy_descr(h, options.bf16, file, base + prefix);
+  detail::resolve_npy_descr(h, options, file, base + prefix);
   // numel * itemsize, every step checked.
   std::uint64_t n = 1;
   for (std::int64_t d : h.shape) {
@@ -382,8 +388,10 @@ inline LoadedTensor load_npy_bytes(const FileHandle& owner, ByteSpan bytes, cons
 
 /// Reads one .npy file (mapped or read per options.map).
 inline LoadedTensor read_npy(const std::string& path, const LoadOptions& options = {}) {
-  const FileHandle f = MappedFile::open(path, options.map, options.map_threshold);
-  return load_npy_bytes(f, f->bytes(), f->path(), options);
+  const FileHandle f = MappedFile::open(path, options.map, options.map_threshold, options.allow_pipes);
+  LoadedTensor t = load_npy_bytes(f, f->bytes(), f->path(), options);
+  detail::normalise_bools(t);
+  return t;
 }
 
 /// The built-in "npy" format.

@@ -40,7 +40,7 @@ inline std::vector<LoadedTensor> load_npz(const FileHandle& file, const LoadOpti
 
 /// Reads a .npz file.
 inline std::vector<LoadedTensor> read_npz(const std::string& path, const LoadOptions& options = {}) {
-  return load_npz(MappedFile::open(path, options.map, options.map_threshold), options);
+  return load_npz(MappedFile::open(path, options.map, options.map_threshold, options.allow_pipes), options);
 }
 
 /// The built-in "npz" format: a zip whose first member is an .npy, or a

@@ -66,7 +66,9 @@ class PtWalker {
  public:
   using Leaf = std::pair<std::string, std::shared_ptr<const pickle::TensorRecord>>;
 
-  PtWalker(std::string file, std::uint64_t max_nodes) : file_(std::move(file)), max_nodes_(max_nodes) {}
+  PtWalker(std::string file, std::uint64_t max_nodes, std::uint64_t max_tensors = UINT64_MAX,
+           std::uint64_t max_path_bytes = UINT64_MAX)
+      : file_(std::move(file)), max_nodes_(max_nodes), max_tensors_(max_tensors), max_path_bytes_(max_path_bytes) {}
 
   std::vector<Leaf> walk(const pickle::Value& root) {
     std::string path;
@@ -92,7 +94,22 @@ class PtWalker {
       path.resize(keep);
     };
     switch (v.kind) {
-      case pickle::Kind::tensor: leaves_.emplace_back(path, v.tensor); break;
+      case pickle::Kind::tensor:
+        // A few hundred bytes of shared references can name one tensor (or
+        // one long key) millions of times: bound what the caller receives.
+        if (leaves_.size() >= max_tensors_)
+          throw Error(ErrorCategory::security,
+                      "the object expands to more than " + std::to_string(max_tensors_) +
+                          " tensors (shared references repeat them; limit max_tensors)",
+                      ErrorContext{file_, "data.pkl", std::nullopt});
+        path_bytes_ += path.size();
+        if (path_bytes_ > max_path_bytes_)
+          throw Error(ErrorCategory::security,
+                      "tensor paths add up to more than " + std::to_string(max_path_bytes_) +
+                          " bytes (shared references repeat long keys; limit max_path_bytes)",
+                      ErrorContext{file_, "data.pkl", std::nullopt});
+        leaves_.emplace_back(path, v.tensor);
+        break;
       case pickle::Kind::dict:
         for (const auto& [k, x] : v.entries) child(*x, k->kind == pickle::Kind::string ? k->s : std::to_string(k->i));
         break;
@@ -105,18 +122,33 @@ class PtWalker {
   }
 
   std::string file_;
-  std::uint64_t max_nodes_;
-  std::uint64_t nodes_ = 0;
+  std::uint64_t max_nodes_, max_tensors_, max_path_bytes_;
+  std::uint64_t nodes_ = 0, path_bytes_ = 0;
   std::vector<Leaf> leaves_;
 };
 
 /// A LoadedTensor for one record over its storage's bytes.
 inline LoadedTensor pt_make_tensor(const std::string& file, std::string path, const pickle::TensorRecord& rec,
-                                   const PtStorageBytes& st, ByteOrder order) {
+                                   const PtStorageBytes& st, ByteOrder order, const LoadOptions& opt) {
   const pickle::StorageRef& ref = rec.storage_ref();
   const ErrorContext where{file, "tensor '" + path + "'", rec.offset};
+  if (!rec.opaque_dtype.empty() && !opt.allow_opaque)
+    throw Error(ErrorCategory::unsupported,
+                "dtype torch." + rec.opaque_dtype +
+                    " is not supported (tensordiff has no arithmetic for it and will not show its bytes as integers); "
+                    "convert it with .float() before torch.save, or load with allow_opaque to see raw words",
+                where);
   const std::uint64_t item = dtype_size(rec.dtype);
   const std::uint64_t numel = checked_numel(rec.shape, where);
+  // Stride 0 / overlapping strides: the view may repeat the storage's bytes;
+  // bound the repetition before any work is done on it.
+  const std::uint64_t storage_elems = ref.nbytes / item;
+  if (numel > storage_elems && numel - storage_elems > opt.limits.max_view_expansion)
+    throw Error(ErrorCategory::security,
+                "view of shape " + shape_to_string(rec.shape) + " strides " + shape_to_string(rec.strides) + " shows " +
+                    std::to_string(numel) + " elements of a storage holding " + std::to_string(storage_elems) +
+                    " (more than the limit max_view_expansion = " + std::to_string(opt.limits.max_view_expansion) + " repeated)",
+                where);
   if (st.bytes.size != ref.nbytes)  // the loaders check this; a view must never trust it
     throw Error(ErrorCategory::format, "storage bytes differ from the declared size", where);
   std::uint64_t start = 0;
@@ -154,15 +186,16 @@ inline LoadedTensor pt_make_tensor(const std::string& file, std::string path, co
 
 inline std::vector<LoadedTensor> pt_flatten(const std::string& file, const pickle::Value& root,
                                             const std::unordered_map<std::string, PtStorageBytes>& storages,
-                                            ByteOrder order, const Limits& limits) {
-  PtWalker walker(file, std::max<std::uint64_t>(limits.max_pickle_items, 1) * 4);
+                                            ByteOrder order, const LoadOptions& opt) {
+  const Limits& limits = opt.limits;
+  PtWalker walker(file, std::max<std::uint64_t>(limits.max_pickle_items, 1) * 4, limits.max_tensors, limits.max_path_bytes);
   std::vector<LoadedTensor> out;
   for (auto& [path, rec] : walker.walk(root)) {
     auto it = storages.find(rec->storage_ref().key);
     if (it == storages.end())  // every storage was resolved after the pickle ran
       throw Error(ErrorCategory::format, "storage '" + rec->storage_ref().key + "' was not resolved",
                   ErrorContext{file, "tensor '" + path + "'", rec->offset});
-    out.push_back(pt_make_tensor(file, path, *rec, it->second, order));
+    out.push_back(pt_make_tensor(file, path, *rec, it->second, order, opt));
   }
   return out;
 }
@@ -239,7 +272,7 @@ inline std::vector<LoadedTensor> load_pt_zip(const FileHandle& file, const LoadO
     ZipMember m = zip.read(*e, opt.verify_crc);
     storages.emplace(key, PtStorageBytes{std::move(m.owner), m.bytes, rname});
   }
-  return pt_flatten(fname, *res.value, storages, order, opt.limits);
+  return pt_flatten(fname, *res.value, storages, order, opt);
 }
 
 inline std::vector<LoadedTensor> load_pt_legacy(const FileHandle& file, const LoadOptions& opt) {
@@ -314,7 +347,7 @@ inline std::vector<LoadedTensor> load_pt_legacy(const FileHandle& file, const Lo
     if (!storages.count(key))
       throw Error(ErrorCategory::format, "missing storage '" + pickle::printable(key) + "': not in the storage key list",
                   ErrorContext{fname, "data.pkl opcode BINPERSID", v->storage->offset});
-  return pt_flatten(fname, *obj, storages, order, opt.limits);
+  return pt_flatten(fname, *obj, storages, order, opt);
 }
 
 }  // namespace detail

@@ -57,12 +57,24 @@ struct Limits {
   std::uint64_t max_pickle_bytes = 64u << 20;  ///< .pt data.pkl
   std::uint64_t max_pickle_items = 1u << 20;   ///< pickle memo entries / stack length / container items
   std::uint64_t max_pickle_depth = 1000;       ///< container nesting
+  /// Elements a view may show beyond its storage's own element count (stride
+  /// 0 and overlapping strides repeat bytes): a 2^40-element view of one
+  /// float would otherwise make every metric run for hours. Raise it for
+  /// genuinely broadcast tensors.
+  std::uint64_t max_view_expansion = 1ull << 28;
+  std::uint64_t max_inflated_bytes = 4ull << 30;  ///< all deflated members of one archive together
+  /// Inflated : deflated size above which a member larger than
+  /// `ratio_free_bytes` is refused as a bomb (deflate's physical limit is ~1032).
+  std::uint64_t max_inflate_ratio = 200;
+  std::uint64_t ratio_free_bytes = 16ull << 20;  ///< members up to this size may have any ratio
+  std::uint64_t max_tensors = 1u << 18;        ///< tensors in one file (shared pickle references included)
+  std::uint64_t max_path_bytes = 256ull << 20;  ///< bytes of all tensor paths of one file together
 };
 
 /// How to read `<V2` (ml_dtypes' bfloat16) and 16-bit integer payloads (see
 /// formats.md §1.4: npy has no standard bfloat16 descr).
 enum class Bf16Hint : std::uint8_t {
-  none,         ///< `<V2` stays opaque (uint16 bits, metadata.opaque = true); `<i2`/`<u2` are integers
+  none,         ///< `<V2` is refused (or opaque uint16 bits with LoadOptions::allow_opaque); `<i2`/`<u2` are integers
   bfloat16,     ///< `<V2` / `|V2` are bfloat16 (the caller or dump.json says so)
   int16_bits,   ///< additionally reinterpret `<i2` / `<u2` as bfloat16 bits (t.view(torch.int16).numpy())
 };
@@ -74,7 +86,12 @@ struct LoadOptions {
   MapPolicy map = MapPolicy::automatic;  ///< mmap large files, read small ones
   /// Smallest file, in bytes, that MapPolicy::automatic maps.
   std::uint64_t map_threshold = MappedFile::default_map_threshold;
-  bool verify_crc = false;               ///< check zip member CRC-32 (costs one pass over the data)
+  bool verify_crc = true;                ///< check zip member CRC-32 as numpy does (one pass over the data); false to skip
+  /// Keep dtypes tensordiff has no arithmetic for (npy `<V2` without a bf16
+  /// hint, torch float8 / complex32 storages) as same-size unsigned words
+  /// flagged metadata.opaque, instead of refusing the file.
+  bool allow_opaque = false;
+  bool allow_pipes = false;              ///< read FIFOs (bash `<(...)`) as streams; else only regular files
   std::string format;                    ///< force a format by name; empty = detect
   /// Caps on what a file may declare (sizes, rank, pickle depth...): malformed or hostile input
   /// fails with Error{security} instead of exhausting memory.
@@ -175,6 +192,23 @@ inline Tensor adopt_or_copy(const FileHandle& file, TensorView view) {
   if (bytes) std::memcpy(copy->mutable_data(), view.data + lo, static_cast<std::size_t>(bytes));
   view.data = copy->data() - lo;
   return Tensor::adopt(std::shared_ptr<const MappedFile>(std::move(copy)), std::move(view));
+}
+
+/// numpy and torch treat every non-zero bool byte as True; hashes and bitwise
+/// checks see bytes. A bool tensor holding bytes other than 0/1 is replaced by
+/// a 0/1 copy (metadata extra "bool_normalised"), so equal tensors hash equal.
+inline void normalise_bools(LoadedTensor& t) {
+  const TensorView& v = t.tensor.view();
+  if (v.dtype != DType::boolean) return;
+  const std::uint64_t n = v.numel();
+  bool odd = false;
+  for (std::uint64_t k = 0; k < n && !odd; ++k) odd = std::to_integer<unsigned>(v.data[v.offset_of(k)]) > 1;
+  if (!odd) return;
+  Tensor fixed = Tensor::copy_of(v);  // contiguous
+  auto* b = fixed.mutable_data<std::uint8_t>();
+  for (std::uint64_t k = 0; k < n; ++k) b[k] = b[k] != 0;
+  t.tensor = std::move(fixed);
+  t.meta.extra["bool_normalised"] = "bytes other than 0/1 read as True";
 }
 
 }  // namespace detail

@@ -107,7 +107,9 @@ class Registry {
                     {file->path(), "", std::nullopt});
     }
     try {
-      return f->load(file, options);
+      std::vector<LoadedTensor> out = f->load(file, options);
+      for (auto& t : out) detail::normalise_bools(t);
+      return out;
     } catch (const Error& e) {
       throw e.with_file(file->path());
     }
@@ -115,7 +117,7 @@ class Registry {
 
   /// Opens `path` (mmap or read, per options.map) and loads every tensor.
   std::vector<LoadedTensor> load(const std::string& path, const LoadOptions& options = {}) const {
-    return load(MappedFile::open(path, options.map, options.map_threshold), options);
+    return load(MappedFile::open(path, options.map, options.map_threshold, options.allow_pipes), options);
   }
 
  private:

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,17 @@ class SafetensorsFormat final : public Format {
     const std::uint64_t base = 8 + n;
     const std::uint64_t buffer = f.size - base;
     nlohmann::ordered_json header;
+    // JSON keeps the last of duplicate keys silently; the safetensors crate
+    // refuses them, and so do we (two tensors of one name is never meant).
+    std::set<std::string> seen;
+    auto no_duplicates = [&](int depth, nlohmann::ordered_json::parse_event_t ev, nlohmann::ordered_json& parsed) {
+      if (ev == nlohmann::ordered_json::parse_event_t::key && depth == 1 && !seen.insert(parsed.get<std::string>()).second)
+        fail("tensor '" + parsed.get<std::string>() + "'", 8, "duplicate tensor name in the JSON header");
+      return true;
+    };
     try {
       header = nlohmann::ordered_json::parse(reinterpret_cast<const char*>(f.data + 8),
-                                             reinterpret_cast<const char*>(f.data + 8 + n));
+                                             reinterpret_cast<const char*>(f.data + 8 + n), no_duplicates);
     } catch (const nlohmann::json::parse_error& e) {
       fail("header", 8 + (e.byte > 0 ? e.byte - 1 : 0), std::string("invalid JSON header: ") + e.what());
     } catch (const nlohmann::json::exception& e) {  // e.g. a number beyond double's range
@@ -128,6 +137,21 @@ class SafetensorsFormat final : public Format {
       items.push_back(std::move(x));
     }
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.begin < b.begin; });
+    // As the safetensors crate: the tensors tile the buffer exactly, in
+    // offset order — no byte shared by two tensors, no byte unaccounted for.
+    std::uint64_t expect = 0;
+    for (const auto& x : items) {
+      const std::uint64_t len = x.t.tensor.view().numel() * x.t.tensor.view().itemsize();
+      if (x.begin != expect)
+        fail("tensor '" + x.t.path + "'", base + x.begin,
+             x.begin < expect ? "data_offsets overlap the previous tensor's bytes (ends at " + std::to_string(expect) + ")"
+                              : "gap in the data buffer: bytes [" + std::to_string(expect) + ", " +
+                                    std::to_string(x.begin) + ") belong to no tensor");
+      expect = x.begin + len;
+    }
+    if (expect != buffer)
+      fail("data", base + expect, "the data buffer has " + std::to_string(buffer - expect) +
+                                      " bytes after the last tensor that belong to no tensor");
     std::vector<LoadedTensor> out;
     out.reserve(items.size());
     for (auto& x : items) {

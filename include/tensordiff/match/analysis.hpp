@@ -1,6 +1,7 @@
 // tensordiff — where a dump comparison goes wrong: the first divergence and a
 // per-module roll-up along construct.json's tree.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -132,11 +133,8 @@ inline void row_errors(const RankComparison& rc, const Row& r, double& cos, doub
 inline std::optional<FirstDivergence> find_first_divergence(const RankComparison& rc, const DivergenceOptions& o = {}) {
   std::optional<FirstDivergence> out;
   auto depth_of = [&](const std::string& e) {
-    int d = 0;
-    if (!rc.npu_dump || !rc.npu_dump->construct) return d;
-    std::optional<std::string> p = rc.npu_dump->construct->parent(e);
-    while (p && d < 10000) ++d, p = rc.npu_dump->construct->parent(*p);
-    return d;
+    if (!rc.npu_dump || !rc.npu_dump->construct) return 0;
+    return static_cast<int>(std::min<std::size_t>(rc.npu_dump->construct->depth(e), 10000));  // precomputed: O(log n)
   };
   int origin_depth = -1;
   std::size_t g0 = 0;

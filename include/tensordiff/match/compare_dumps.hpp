@@ -41,6 +41,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <regex>
 #include <string>
@@ -60,7 +61,7 @@ using TensorLoader = std::function<Tensor(const std::string& path)>;
 
 /// The default loader: the io registry's generic loader (memory-mapped).
 inline Tensor load_single_tensor(const std::string& path) {
-  std::vector<io::LoadedTensor> all = io::load(path);
+  std::vector<io::LoadedTensor> all = io::load(path);  // regular files only, never blocks
   if (all.size() != 1)
     throw Error(ErrorCategory::format, "expected one tensor in the file, found " + std::to_string(all.size()), {path, "", std::nullopt});
   return std::move(all.front().tensor);
@@ -130,6 +131,7 @@ struct CompareRequest {
   RuleOptions rule_options;                 ///< thresholds; compat is taken from `compat`
   std::shared_ptr<const Matcher> matcher;   ///< null: ExactMatcher
   TensorLoader loader;                      ///< null: load_single_tensor
+  bool follow_symlinks = false;             ///< allow data files that resolve outside their dump folder
   CompareOptions compare_options;           ///< per-pair compare() options (squeeze on, msprobe eps)
   unsigned workers = 0;                     ///< pairs compared at once; 0 = min(4, hardware threads)
   // Plain folders (no dump.json): pair files by normalised name or by order.
@@ -299,6 +301,11 @@ inline std::pair<std::shared_ptr<io::DumpFile>, std::vector<Item>> plain_folder(
   return {d, std::move(items)};
 }
 
+/// The dump folder a side's data files must stay inside.
+inline const std::filesystem::path& dump_dir_of(const RankComparison& rc, bool npu) {
+  return (npu ? *rc.npu_dump : *rc.bench_dump).dir;
+}
+
 inline std::string file_of(const RankComparison& rc, const Item& it, bool npu) {
   const io::DumpFile& d = npu ? *rc.npu_dump : *rc.bench_dump;
   if (rc.plain_folders) return (d.dir / it.data_name).string();
@@ -319,16 +326,26 @@ inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest&
   if (!b) return unsupported("Bench api/module unmatched.");
   Tensor tn, tb;
   std::string path;
-  try {
-    path = file_of(rc, n, true);
-    tn = load(path);
-    path = file_of(rc, *b, false);
-    tb = load(path);
-  } catch (const Error& e) {
-    r.data_file_error = e.what();
+  // A row never passes on a file that could not be read: the reader's own
+  // reason is kept (data_file_error makes the row an error outside msprobe compat).
+  auto read_failed = [&](const std::string& reason) {
+    r.data_file_error = escape_for_message(reason);
     for (auto& m : r.metrics) m = Metric::none(MetricStatus::unsupported);
     r.compare_messages.push_back("Dump file: " + path + " not found or read failed.");
-    return;
+  };
+  try {
+    path = file_of(rc, n, true);
+    io::check_inside_folder(dump_dir_of(rc, true), path, req.follow_symlinks);
+    tn = load(path);
+    path = file_of(rc, *b, false);
+    io::check_inside_folder(dump_dir_of(rc, false), path, req.follow_symlinks);
+    tb = load(path);
+  } catch (const Error& e) {
+    return read_failed(e.what());
+  } catch (const std::bad_alloc&) {
+    return read_failed(path + ": out of memory reading the file");
+  } catch (const std::exception& e) {
+    return read_failed(path + ": " + e.what());
   }
   CompareOptions o = req.compare_options;
   o.threads = threads;
@@ -338,6 +355,11 @@ inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest&
   } catch (const Error& e) {
     for (auto& m : r.metrics) m = Metric::none(MetricStatus::unsupported);
     r.compare_messages.push_back(std::string("Cannot compare: ") + e.reason());
+    return;
+  } catch (const std::bad_alloc&) {  // never a bare bad_alloc, never an exception out of a worker thread
+    for (auto& m : r.metrics) m = Metric::none(MetricStatus::unsupported);
+    r.data_file_error = path + ": out of memory comparing this pair";  // the row must not pass
+    r.compare_messages.push_back("Cannot compare: out of memory");
     return;
   }
   r.compared = true;

@@ -20,10 +20,12 @@ namespace match {
 namespace detail {
 #if defined(TD_HAS_YAML)
 inline YAML::Node load_yaml(const std::string& file) {
+  // Read as the dump's JSON files are (regular files only, size-capped, never
+  // blocking), so a directory or FIFO is named in the error, not yaml-cpp's or
+  // the C++ library's message.
+  const std::string text = io::detail::read_text_file(file);
   try {
-    return YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw Error(ErrorCategory::io, "cannot open file", {file, "", std::nullopt});
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw Error(ErrorCategory::format, "malformed YAML: " + e.msg, {file, "line " + std::to_string(e.mark.line + 1), std::nullopt});
   }

@@ -92,6 +92,8 @@ inline const Texts& msprobe_texts() {
 inline const Texts& texts(Compat c) { return c == Compat::msprobe ? msprobe_texts() : tensordiff_texts(); }
 /// tensordiff only: a row without a bench counterpart.
 inline const char* unmatched() { return "warning: No bench data matched."; }
+/// DataFile: the data file of a tensor-mode row could not be read (the reason follows; not under msprobe compat).
+inline const char* data_file() { return "error: The data file could not be read: "; }
 }  // namespace rule_msg
 
 namespace detail {
@@ -323,6 +325,12 @@ inline void apply_current_rules(RankComparison& rc, RuleOptions o = {}) {
         if (warn) detail::fire(rc.rows[g.outputs.front()], "RelativeWarn", msg.relative_warn);
       }
     }
+    // A row whose data file could not be read never passes (msprobe's rules
+    // let it pass; its table stays byte-identical under compat).
+    if (!msprobe)
+      for (std::size_t i = g0; i < g1; ++i)
+        if (!rc.rows[i].data_file_error.empty())
+          detail::fire(rc.rows[i], "DataFile", std::string(rule_msg::data_file()) + rc.rows[i].data_file_error);
     // msprobe discards the compare messages; tensordiff keeps them as info entries.
     if (!msprobe)
       for (std::size_t i = g0; i < g1; ++i)

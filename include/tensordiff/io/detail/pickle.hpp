@@ -300,6 +300,21 @@ inline GlobalRef resolve_global(const std::string& module, const std::string& na
     }
     if (name.size() > 7 && name.compare(name.size() - 7, 7, "Storage") == 0 && name[0] == 'Q')
       throw Error(ErrorCategory::unsupported, "quantized storage 'torch." + printable(name) + "' is not supported", where);
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, "Storage") == 0) {
+      // torch names typed storages after the dtype: Float8_e4m3fnStorage.
+      std::string stem = name.substr(0, name.size() - 7);
+      for (char& ch : stem) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+      const TorchDType dt = torch_dtype(stem);
+      if (dt.known && dt.type) {  // e.g. UInt16Storage of newer torch
+        g.dtype = *dt.type;
+        return set(Global::typed_storage);
+      }
+      if (dt.known)
+        throw Error(ErrorCategory::unsupported,
+                    "storage 'torch." + printable(name) + "' holds torch." + stem +
+                        ", which tensordiff does not support (convert with .float() before torch.save)",
+                    where);
+    }
     if (const TorchDType dt = torch_dtype(name); dt.known) {
       g.dtype = dt.type;
       g.opaque_size = dt.opaque_size;

@@ -17,6 +17,7 @@
 // Deflated members (np.savez_compressed) need zlib: link tensordiff::zlib
 // (defines TD_HAS_ZLIB=1). Without it, read() throws "deflate not supported".
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -109,6 +110,7 @@ class ZipArchive {
   static ZipArchive open(FileHandle file, const Limits& limits = {}) {
     ZipArchive z;
     z.file_ = std::move(file);
+    z.limits_ = limits;
     z.read_directory(limits);
     return z;
   }
@@ -316,6 +318,21 @@ class ZipArchive {
       entries_.push_back(std::move(e));
       pos += 46 + name_len + extra_len + comment_len;
     }
+    // Members that share bytes (a local header or data inside another's) are
+    // how zip bombs multiply one deflate stream; no zip writer makes them.
+    std::vector<const ZipEntry*> by_start;
+    by_start.reserve(entries_.size());
+    for (const auto& x : entries_) by_start.push_back(&x);
+    std::sort(by_start.begin(), by_start.end(),
+              [](const ZipEntry* a, const ZipEntry* b) { return a->local_header_offset < b->local_header_offset; });
+    for (std::size_t i = 1; i < by_start.size(); ++i) {
+      const ZipEntry& a = *by_start[i - 1];
+      const ZipEntry& b = *by_start[i];
+      if (b.local_header_offset < a.data_offset + a.compressed_size)
+        bad("member '" + b.name + "'", b.local_header_offset,
+            "overlaps member '" + a.name + "' (bytes [" + std::to_string(a.local_header_offset) + ", " +
+                std::to_string(a.data_offset + a.compressed_size) + ")): overlapping members are refused");
+    }
   }
 
   FileHandle inflate(const ZipEntry& e) const {
@@ -328,6 +345,21 @@ class ZipArchive {
                   "declared size " + std::to_string(e.size) + " is impossible for " + std::to_string(e.compressed_size) +
                       " deflated bytes",
                   {path(), field, e.central_offset + 24});
+    // The archive's budget, checked before a byte is allocated: total
+    // inflated size, and the inflate ratio once past a small free allowance.
+    const std::uint64_t total = inflated_ + e.size, packed = deflated_ + e.compressed_size;
+    if (e.size > limits_.max_inflated_bytes || total > limits_.max_inflated_bytes)
+      throw Error(ErrorCategory::security,
+                  "deflated members inflate to " + std::to_string(total) + " bytes, more than the limit max_inflated_bytes = " +
+                      std::to_string(limits_.max_inflated_bytes),
+                  {path(), field, e.central_offset + 24});
+    if (total > limits_.ratio_free_bytes && total / (packed ? packed : 1) > limits_.max_inflate_ratio)
+      throw Error(ErrorCategory::security,
+                  "decompression bomb: " + std::to_string(packed) + " deflated bytes inflate to " + std::to_string(total) +
+                      " (ratio above the limit max_inflate_ratio = " + std::to_string(limits_.max_inflate_ratio) + ")",
+                  {path(), field, e.central_offset + 24});
+    inflated_ = total;
+    deflated_ = packed;
     std::shared_ptr<MappedFile> out = MappedFile::with_size(path() + "::" + e.name, e.size);
     z_stream zs{};
     if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
@@ -385,6 +417,8 @@ class ZipArchive {
   }
 
   FileHandle file_;
+  Limits limits_;
+  mutable std::uint64_t inflated_ = 0, deflated_ = 0;  ///< members inflated so far, for the archive budget
   std::vector<ZipEntry> entries_;
   std::unordered_map<std::string, std::size_t> index_;
 };

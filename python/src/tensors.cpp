@@ -47,6 +47,8 @@ struct DLManagedTensor {
 };
 enum : std::int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLROCMHost = 11 };
 enum : std::uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
+// DLPack 1.0's float8 codes (7..14); tensordiff holds the two OCP formats torch has.
+enum : std::uint8_t { kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12 };
 
 const char* device_name(std::int32_t t) {
   switch (t) {
@@ -99,6 +101,12 @@ std::optional<td::DType> dlpack_dtype(DLDataType t) {
       if (t.bits == 64) return td::DType::complex64;
       if (t.bits == 128) return td::DType::complex128;
       break;
+    case kDLFloat8_e4m3fn:
+      if (t.bits == 8) return td::DType::float8_e4m3fn;
+      break;
+    case kDLFloat8_e5m2:
+      if (t.bits == 8) return td::DType::float8_e5m2;
+      break;
   }
   return std::nullopt;
 }
@@ -123,10 +131,10 @@ void consume_capsule(Input& in, const py::object& cap, const char* arg, bool as_
                "with the C++ CUDA backend (tensordiff/backends/cuda.hpp)");
   std::optional<td::DType> dt = dlpack_dtype(t.dtype);
   if (!dt) {
-    const bool float8 = t.dtype.code >= 7 && t.dtype.code <= 13 && t.dtype.bits == 8;
+    const bool float8 = t.dtype.code >= 7 && t.dtype.code <= 14 && t.dtype.bits == 8;
     type_error(std::string(arg) + ": " +
-               (float8 ? std::string("float8 (DLPack type code ") + std::to_string(t.dtype.code) +
-                             ") is not a tensordiff dtype yet; compare .float() copies"
+               (float8 ? std::string("float8 variant (DLPack type code ") + std::to_string(t.dtype.code) +
+                             ") is not a tensordiff dtype (float8_e4m3fn and float8_e5m2 are); compare .float() copies"
                        : "DLPack dtype (code " + std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) +
                              " bits, " + std::to_string(t.dtype.lanes) + " lanes) is not a tensordiff dtype"));
   }

@@ -320,7 +320,11 @@ struct PairRef {
 };
 
 inline double eps_for(DType a, DType b) {
-  auto narrow = [](DType t) { return t == DType::float16 || t == DType::bfloat16 || t == DType::float32; };
+  // msprobe (pytorch/compare/utils.py) widens bfloat16 and float8 tensors to float32
+  auto narrow = [](DType t) {
+    return t == DType::float16 || t == DType::bfloat16 || t == DType::float32 || t == DType::float8_e4m3fn ||
+           t == DType::float8_e5m2;
+  };
   return narrow(a) && narrow(b) ? std::ldexp(1.0, -23) : std::ldexp(1.0, -52);
 }
 

@@ -268,8 +268,14 @@ def safetensors():
     h = b'{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "a": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'
     f = write("dup.safetensors", struct.pack("<Q", len(h)) + h + buf)
     case("safetensors_duplicate_name", ["stat", f], 2, stderr=[r"tensor 'a' at byte 8: duplicate tensor name"])
-    f = write("f8.safetensors", st({"a": {"dtype": "F8_E4M3", "shape": [4], "data_offsets": [0, 4]}}, b"\0\1\2\3"))
-    case("safetensors_unknown_dtype", ["stat", f], 2, stderr=[r"unsupported safetensors dtype 'F8_E4M3'"])
+    f = write("e8m0.safetensors", st({"a": {"dtype": "F8_E8M0", "shape": [4], "data_offsets": [0, 4]}}, b"\0\1\2\3"))
+    case("safetensors_unknown_dtype", ["stat", f], 2, stderr=[r"unsupported safetensors dtype 'F8_E8M0'"])
+    # F8_E4M3 / F8_E5M2 are float8: bytes 0, 1, 2, 0x83 are 0, 2^-9, 2^-8, -3*2^-9 (e4m3fn), 0, 2^-16, 2^-15, -3*2^-16 (e5m2)
+    f = write("f8.safetensors", st({"a": {"dtype": "F8_E4M3", "shape": [4], "data_offsets": [0, 4]}}, b"\0\1\2\x83"))
+    case("safetensors_f8_e4m3_read", ["stat", f], 0,
+         stdout=[r"a  float8_e4m3fn \[4\]", r"min\s+-0\.005859375\b", r"max\s+0\.00390625\b"])
+    f = write("f8_e5m2.safetensors", st({"a": {"dtype": "F8_E5M2", "shape": [4], "data_offsets": [0, 4]}}, b"\0\1\2\x83"))
+    case("safetensors_f8_e5m2_read", ["stat", f], 0, stdout=[r"a  float8_e5m2 \[4\]", r"min\s+-4\.57763672e-05\b", r"max\s+3\.05175781e-05\b"])
 
 
 # ---------------------------------------------------------------- archives and pickles

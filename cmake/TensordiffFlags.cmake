@@ -7,6 +7,12 @@ else()
   target_compile_options(td_build_flags INTERFACE ${TD_ARCH_FLAGS})
 endif()
 target_compile_options(td_build_flags INTERFACE -Wall -Wextra)
+# GCC 12's AVX-512 intrinsics use a self-initialised _mm512_undefined_pd(), and
+# inlined into xsimd's min/max at -O3 every use warns "may be used
+# uninitialized" (GCC bug 105593, fixed in GCC 13).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(td_build_flags INTERFACE -Wno-maybe-uninitialized)
+endif()
 if(TD_SANITIZE)
   target_compile_options(td_build_flags INTERFACE -fsanitize=${TD_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   target_link_options(td_build_flags INTERFACE -fsanitize=${TD_SANITIZE})

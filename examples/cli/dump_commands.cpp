@@ -121,6 +121,9 @@ CompareArgs args_of(const nlohmann::json& o, const nlohmann::json& inputs) {
 /// out_dir, then renames them into place: a run that dies leaves no output
 /// under a final name. Prints the text summary; returns the exit code.
 int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
+  if (r.compat == td::match::Compat::msprobe && a.fuzzy && r.mode == td::match::Mode::statistics)
+    std::cerr << "tensordiff: warning: msprobe 26.0 cannot produce this table (statistics mode with fuzzy matching "
+                 "raises \"Length mismatch\" and writes nothing); tensordiff wrote it with msprobe's other rules\n";
   if (a.mode != "auto" && a.mode != mode_name(r.mode))
     throw td::Error(td::ErrorCategory::mismatch,
                     std::string("--mode ") + a.mode + " was asked for, but the dumps are " + mode_name(r.mode) + "-mode dumps",
@@ -139,7 +142,7 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
   auto name_of = [](const std::string& f) { return fs::path(f).filename().string(); };
   for (std::size_t i = 0; i < r.ranks.size(); ++i) {
     const auto& rc = r.ranks[i];
-    const std::string base = (stage / td::report::result_file_name(r.multi_rank ? std::max(rc.rank, 0) : -1, ts, rc.step)).string();
+    const std::string base = (stage / td::report::result_file_name(rc, r.compat, r.multi_rank, ts)).string();
     for (const auto& f : td::report::write_csv_file(rc, r.layout_for(rc), base)) written.push_back(name_of(f));
     if (!rc.bench_only.empty() && r.compat != td::match::Compat::msprobe) {
       const std::string f = base.substr(0, base.size() - 4) + "_bench_only.csv";
@@ -184,9 +187,14 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
             << "  unmatched " << unmatched << "  bench-only " << bench_only << "\n";
   if (r.first_divergence) {
     const auto& f = *r.first_divergence;
-    std::cout << "  first divergence: " << esc(f.entry);
+    // No entry whose outputs fail while its inputs pass: name the first failing item's entry.
+    std::cout << "  first divergence: " << esc(f.entry.empty() ? f.first_item_entry : f.entry);
     if (!f.step.empty() || f.rank >= 0) std::cout << " (" << esc(f.label) << ")";
     std::cout << "\n";
+    // The first failing row, when it is not one of the entry's failing outputs (an input, an
+    // unmatched item, a row of an earlier entry).
+    if (!f.first_item.empty() && (f.first_item_entry != f.entry || f.first_item.find(".output.") == std::string::npos))
+      std::cout << "    first failing item: " << esc(f.first_item) << "\n";
     // The first divergent entry can be a module whose children diverge too;
     // the origin is the innermost such module (and the first such API call).
     if (f.origin_module && *f.origin_module != f.entry) std::cout << "    origin module: " << esc(*f.origin_module) << "\n";

@@ -302,8 +302,7 @@ std::vector<std::string> write_outputs(const td::match::DumpComparison& r, const
   const std::string ts = td::report::timestamp_now();
   std::vector<std::string> written;
   for (const auto& rc : r.ranks) {
-    const std::string base =
-        (fs::path(dir) / td::report::result_file_name(r.multi_rank ? std::max(rc.rank, 0) : -1, ts, rc.step)).string();
+    const std::string base = (fs::path(dir) / td::report::result_file_name(rc, r.compat, r.multi_rank, ts)).string();
     for (const auto& f : td::report::write_csv_file(rc, r.layout_for(rc), base)) written.push_back(f);
     const std::string stem = base.substr(0, base.size() - 4);
     if (!rc.bench_only.empty() && r.compat != td::match::Compat::msprobe) {

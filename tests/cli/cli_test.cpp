@@ -9,34 +9,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <sys/wait.h>
+
+#include "shell_run.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
+using td_test::CliRun;
 
 /// Runs the CLI with `args` (shell words), capturing stdout and stderr.
-CliRun run(const std::string& args) {
-  static int counter = 0;
-  const fs::path err_file = fs::temp_directory_path() / ("td_cli_err_" + std::to_string(::getpid()) + "_" +
-                                                         std::to_string(counter++));
-  const std::string cmd = std::string(TD_CLI) + " " + args + " 2>" + err_file.string();
-  CliRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  fs::remove(err_file);
-  return r;
-}
+CliRun run(const std::string& args) { return td_test::shell(std::string(TD_CLI) + " " + args); }
 
 std::string data(const std::string& rel) { return std::string(TD_TEST_DATA_DIR) + "/" + rel; }
 
@@ -224,6 +206,56 @@ TEST(Cli, CompareWritesOneHtmlReportForAllRanksAndSteps) {
       EXPECT_NE(page.find(label), std::string::npos) << label;
     fs::remove_all(out);
   }
+}
+
+// --compat msprobe: msprobe's file suffix (the NPU rank folder's name), and statistics + fuzzy,
+// which msprobe 26.0 cannot write (tests/data/msprobe_goldens/cases.json records its error):
+// tensordiff writes the table and says so in one line on stderr.
+TEST(Cli, CompatMsprobeNamesFilesAndWarnsOnStatisticsFuzzy) {
+  const fs::path out = fs::temp_directory_path() / ("td_cli_compat_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string c = data("msprobe_goldens/cases/fuzzy_stats_statistics/");
+  const CliRun r = run("compare " + c + "npu/step0 " + c + "bench/step0 -o " + out.string() + " --fuzzy --compat msprobe --quiet");
+  EXPECT_LE(r.code, 1) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("msprobe 26.0 cannot produce this table"), std::string::npos) << r.err;
+  bool named = false;
+  for (const auto& e : fs::directory_iterator(out)) named = named || e.path().filename().string().rfind("compare_result_proc4242_", 0) == 0;
+  EXPECT_TRUE(named);
+  const CliRun quiet = run("compare " + c + "npu/step0 " + c + "bench/step0 -o " + out.string() + " --fuzzy --quiet");
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;  // the default mode has nothing to warn about
+  fs::remove_all(out);
+}
+
+// Issue #13 B: a first failing row that is an unmatched item is named in the text summary and in
+// summary.json (it printed "first divergence:  (rank0)" and a null entry).
+TEST(Cli, FirstDivergenceNamesAnUnmatchedItem) {
+  const fs::path root = fs::temp_directory_path() / ("td_cli_unmatched_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto leaf = [](const char* mx) {
+    return std::string(R"({"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": )") + mx +
+           R"(, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false})";
+  };
+  auto entry = [&](const std::string& name, const char* mx) {
+    return "\"" + name + "\": {\"input_args\": [" + leaf(mx) + "], \"input_kwargs\": {}, \"output\": [" + leaf(mx) + "]}";
+  };
+  auto write_dump = [&](const std::string& side, const std::string& entries) {
+    fs::create_directories(root / side / "rank0");
+    std::ofstream(root / side / "rank0" / "dump.json")
+        << R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {)" << entries << "}}";
+  };
+  write_dump("npu", entry("Torch.sigmoid.0.forward", "Infinity") + ", " + entry("Torch.relu.0.forward", "1.0"));
+  write_dump("bench", entry("Torch.relu.0.forward", "1.0"));
+  const fs::path out = root / "out";
+  const CliRun r = run("compare " + (root / "npu").string() + " " + (root / "bench").string() + " -o " + out.string() +
+                       " --compat msprobe --quiet");
+  EXPECT_NE(r.out.find("first divergence: Torch.sigmoid.0.forward (rank0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("first failing item: Torch.sigmoid.0.forward.input.0"), std::string::npos) << r.out;
+  std::ifstream s(out / "summary.json");
+  const auto j = nlohmann::json::parse(s);
+  EXPECT_EQ(j["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
+  EXPECT_EQ(j["ranks"][0]["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
+  fs::remove_all(root);
 }
 
 // `tensordiff dump` turns the TF precision_tool folders of tests/data/plain_dumps into msprobe-layout

@@ -18,33 +18,14 @@
 #include <regex>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "shell_run.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-/// Runs a shell command line, capturing stdout and stderr.
-CliRun shell(const std::string& cmd) {
-  static int counter = 0;
-  const fs::path err_file = fs::temp_directory_path() / ("td_dist_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  CliRun r;
-  FILE* p = ::popen((cmd + " 2>" + err_file.string()).c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  fs::remove(err_file);
-  return r;
-}
+using td_test::CliRun;
+using td_test::shell;
 
 const std::string cli = TD_CLI;
 const std::string mpiexec = TD_MPIEXEC;  // "" when the CLI has no MPI

@@ -60,6 +60,24 @@ TEST(CompareValidation, SqueezeMatchesExtentOneDims) {
             Validation::shape_unmatched);
 }
 
+// msprobe-byte-parity.md §6: numpy gives 0.083886027336 (12 decimals) for bench 0, npu 1e-8 in
+// float32, where |n| / eps would give 0.08388607949; and a float32 relative error of exactly
+// f32(0.001) is not counted below the threshold 0.001 (rounded to float32 as numpy compares).
+TEST(CompareRelativeError, Float32AsNumpy) {
+  const float npu[] = {1e-8f, 1001.0f, 1005.0f, 1000.5f}, bench[] = {0.0f, 1000.0f, 1000.0f, 1000.0f};
+  const Comparison c = compare(npu, bench, 4);
+  EXPECT_EQ(pyformat::fixed12(c.max_rel_err.value), 0.083886027336);
+  EXPECT_EQ(c.one_thousandth_ratio.value, 0.25);   // only 1000.5: 1001 vs 1000 is f32(0.001) exactly
+  EXPECT_EQ(c.five_thousandths_ratio.value, 0.5);  // and 1001; 1005 vs 1000 is f32(0.005) exactly
+  CompareOptions f64;  // the float64 option: eps 2^-52 added in double
+  f64.relative_error = CompareOptions::RelativeError::float64;
+  const Comparison d = compare(npu, bench, 4, f64);
+  EXPECT_FALSE(d.relative_error_float32);
+  const double eps = std::ldexp(1.0, -52);
+  EXPECT_EQ(d.max_rel_err.value, ((static_cast<double>(1e-8f) + eps) - eps) / eps);
+  EXPECT_EQ(d.five_thousandths_ratio.value, 0.5);
+}
+
 TEST(CompareValidation, ZeroDimComputesOnlyMaxErrors) {
   const std::string msg =
       "This is type of 0-d tensor, can not calculate 'Cosine', 'EucDist', 'One Thousandth Err Ratio' and "
@@ -73,9 +91,13 @@ TEST(CompareValidation, ZeroDimComputesOnlyMaxErrors) {
     EXPECT_EQ(c.max_abs_err.value, 0.5);
     EXPECT_EQ(c.max_rel_err.value, 0.25);
   }
-  // bench zero: |x| / eps (float64 eps for float64 data)
+  // bench zero: eps added to both sides, in float32 even for float64 data (NumPy 1.x
+  // value-based casting of 0-d arrays): fl32(fl32(2.5 + 2^-23) - 2^-23) / 2^-23 = 2.5 · 2^23
   const Comparison z = compare(TensorView::of(&x, {}), TensorView::of(&zero, {}));
-  EXPECT_EQ(z.max_rel_err.value, 2.5 / std::ldexp(1.0, -52));
+  EXPECT_EQ(z.max_rel_err.value, 2.5 * std::ldexp(1.0, 23));
+  // a value a float cannot hold keeps float64 (and its eps)
+  const double big = 1e39;
+  EXPECT_EQ(compare(TensorView::of(&big, {}), TensorView::of(&zero, {})).max_rel_err.value, big * std::ldexp(1.0, 52));
   // 0-d returns before the nan/inf check: NaN gives status Nan, not N/A
   const Comparison n = compare(TensorView::of(&nan, {}), TensorView::of(&y, {}));
   EXPECT_EQ(n.validation, Validation::zero_dim);

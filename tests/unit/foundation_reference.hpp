@@ -17,6 +17,8 @@
 
 #include <tensordiff/tensordiff.hpp>
 
+#include "relative_error_reference.hpp"
+
 namespace tdref {
 using namespace tensordiff;
 
@@ -317,6 +319,7 @@ struct PairRef {
   std::uint64_t mismatch = 0, first_mismatch = no_index;
   SideRef a, b;
   double eps = 0;
+  bool rel_float32 = true;  ///< numpy's result_type(a, b, float32) is float32
 };
 
 inline double eps_for(DType a, DType b) {
@@ -335,6 +338,9 @@ inline PairRef reference_pair(const TensorView& va, const TensorView& vb, std::u
                               double rel_t0 = 1e-3, double rel_t1 = 5e-3) {
   PairRef r;
   r.eps = eps_for(va.dtype, vb.dtype);
+  r.rel_float32 = r.eps == std::ldexp(1.0, -23);
+  rel_t0 = td_ref::threshold_in(r.rel_float32, rel_t0);
+  rel_t1 = td_ref::threshold_in(r.rel_float32, rel_t1);
   const bool ints = is_int_like(va.dtype) && is_int_like(vb.dtype);
   for (std::uint64_t i = begin; i < end; ++i) {
     const long double la = read(va, i), lb = read(vb, i);
@@ -368,7 +374,7 @@ inline PairRef reference_pair(const TensorView& va, const TensorView& vb, std::u
       r.max_abs = ad;
       r.max_abs_index = i;
     }
-    const double rel = db == 0 ? std::fabs(da) / r.eps : ad / std::fabs(db);
+    const double rel = td_ref::numpy_relative_error(da, db, r.rel_float32, r.eps);
     r.sum_rel += rel;
     if (rel > r.max_rel) {
       r.max_rel = rel;

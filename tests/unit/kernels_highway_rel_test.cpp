@@ -75,7 +75,7 @@ template <class T> void check(std::size_t n, std::uint64_t seed, const KernelPar
   double max_rel = -1;
   for (std::size_t i = 0; i < n; ++i) {
     const double x = detail::to_double(d.a[i]), y = detail::to_double(d.b[i]);
-    const double rel = y == 0 ? std::fabs(x) / k.zero_bench_eps : std::fabs(x - y) / std::fabs(y);
+    const double rel = td_ref::numpy_relative_error(x, y, k.rel_float32, k.zero_bench_eps);
     below0 += rel < k.rel_thresholds[0];
     below1 += rel < k.rel_thresholds[1];
     if (rel > max_rel) max_rel = rel, max_i = 7 + i;
@@ -92,8 +92,10 @@ template <class T> void check(std::size_t n, std::uint64_t seed, const KernelPar
 }
 
 template <class T> void check_all() {
-  KernelParams dflt, f64_eps, custom;
+  KernelParams dflt, f64_eps, custom, in_f64;
   f64_eps.zero_bench_eps = 2.220446049250313e-16;
+  in_f64.rel_float32 = false;  // the float64 relative error
+  in_f64.zero_bench_eps = 2.220446049250313e-16;
   custom.rel_thresholds[0] = 0.75;  // a step of the ramp
   custom.rel_thresholds[1] = 3;     // the tie value
   std::uint64_t seed = 1;
@@ -102,6 +104,7 @@ template <class T> void check_all() {
     check<T>(n, seed++, dflt);
     check<T>(n, seed++, f64_eps);
     check<T>(n, seed++, custom);
+    check<T>(n, seed++, in_f64);
   }
 }
 

@@ -226,3 +226,33 @@ TEST(Overflow, GeneratedInfScenario) {
   ASSERT_TRUE(reports[0].first_critical);
   EXPECT_EQ(reports[0].findings[*reports[0].first_critical].op_name, "Tensor.masked_fill.0.forward");
 }
+
+// Issue #13 B: when the first failing row is an unmatched item (here msprobe's InfNan error on an
+// NPU-only call) no entry diverges with passing inputs; the summary still names the item's entry.
+TEST(Divergence, FirstFailingUnmatchedItemIsNamed) {
+  TempDir t("unmatched_first");
+  auto leaf = [](const char* mx) {
+    return std::string(R"({"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": )") + mx +
+           R"(, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false})";
+  };
+  auto entry = [&](const std::string& name, const char* mx) {
+    return "\"" + name + "\": {\"input_args\": [" + leaf(mx) + "], \"input_kwargs\": {}, \"output\": [" + leaf(mx) + "]}";
+  };
+  auto dump = [](const std::string& entries) {
+    return R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {)" + entries + "}}";
+  };
+  write_text(t.path / "npu" / "dump.json", dump(entry("Torch.sigmoid.0.forward", "Infinity") + ", " + entry("Torch.relu.0.forward", "1.0")));
+  write_text(t.path / "bench" / "dump.json", dump(entry("Torch.relu.0.forward", "1.0")));
+  td::match::CompareRequest req;
+  req.npu = t.path / "npu";
+  req.bench = t.path / "bench";
+  req.compat = td::match::Compat::msprobe;
+  const auto r = td::match::run_compare(req);
+  ASSERT_TRUE(r.first_divergence.has_value());
+  EXPECT_EQ(r.first_divergence->entry, "");  // no clean divergence
+  EXPECT_EQ(r.first_divergence->first_item, "Torch.sigmoid.0.forward.input.0");
+  EXPECT_EQ(r.first_divergence->first_item_entry, "Torch.sigmoid.0.forward");
+  const auto j = td::report::summary_json(r);
+  EXPECT_EQ(j["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
+  EXPECT_EQ(j["ranks"][0]["first_divergence"]["entry"], "Torch.sigmoid.0.forward");
+}

@@ -6,7 +6,11 @@ namespace {
 using namespace tdref;
 
 Partial range(const TensorView& a, const TensorView& b, std::uint64_t lo, std::uint64_t hi) {
-  return detail::accumulate_range<kernels::Scalar>(a, b, lo, hi, KernelParams{eps_for(a.dtype, b.dtype), {1e-3, 5e-3}});
+  KernelParams k;  // as compare() sets it, and as reference_pair() assumes
+  k.zero_bench_eps = eps_for(a.dtype, b.dtype);
+  k.rel_float32 = k.zero_bench_eps == std::ldexp(1.0, -23);
+  for (int i = 0; i < 2; ++i) k.rel_thresholds[i] = td_ref::threshold_in(k.rel_float32, i ? 5e-3 : 1e-3);
+  return detail::accumulate_range<kernels::Scalar>(a, b, lo, hi, k);
 }
 
 void expect_exact_fields_equal(const Partial& x, const Partial& y) {

@@ -52,7 +52,7 @@ struct Eigen {
           continue;
         }
         const ::Eigen::ArrayXd ad = (va - vb).abs();
-        const ::Eigen::ArrayXd rel = (vb == 0).select(va.abs() / k.zero_bench_eps, ad / vb.abs());
+        const ::Eigen::ArrayXd rel = relative_error(va, vb, k);
         Partial q;
         q.count = m;
         q.dot = (va * vb).sum();
@@ -72,6 +72,25 @@ struct Eigen {
       }
       out.merge(p);
     }
+  }
+
+  /// detail::relative_error, array-wise; the float32 form in float arrays.
+  template <class A> static ::Eigen::ArrayXd relative_error(const A& va, const A& vb, const KernelParams& k) {
+    if (k.rel_float32) {
+      const float eps = static_cast<float>(k.zero_bench_eps);
+      const ::Eigen::ArrayXf fa = va.template cast<float>(), fb = vb.template cast<float>();
+      const auto zero = fb == 0.0f;
+      const ::Eigen::ArrayXf n = zero.select(fa + eps, fa);
+      const ::Eigen::ArrayXf den = zero.select(::Eigen::ArrayXf::Constant(fb.size(), eps), fb);
+      const ::Eigen::ArrayXf q = (n - den) / den;
+      return q.abs().template cast<double>();
+    }
+    const double eps = k.zero_bench_eps;
+    const auto zero = vb == 0.0;
+    const ::Eigen::ArrayXd n = zero.select(va + eps, va);
+    const ::Eigen::ArrayXd den = zero.select(::Eigen::ArrayXd::Constant(vb.size(), eps), vb);
+    const ::Eigen::ArrayXd q = (n - den) / den;
+    return q.abs();
   }
 
   /// Folds n elements of one side into `out`.

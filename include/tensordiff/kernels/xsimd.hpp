@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "partial.hpp"
 #include "detail/widen.hpp"
@@ -48,7 +49,8 @@ struct Xsimd {
       alignas(64) double iota_d[lanes];
       for (std::size_t l = 0; l < lanes; ++l) iota_d[l] = static_cast<double>(l);
       const batch iota = batch::load_aligned(iota_d);
-      const batch eps(k.zero_bench_eps), t0(k.rel_thresholds[0]), t1(k.rel_thresholds[1]), one(1.0), zero(0.0);
+      const batch eps(k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps);
+      const batch t0(k.rel_thresholds[0]), t1(k.rel_thresholds[1]), one(1.0), zero(0.0);
       Partial p;
       std::size_t i = 0;
       for (; i + lanes <= n;) {
@@ -76,8 +78,7 @@ struct Xsimd {
           const auto gt = ad > mabs;
           mabs = xsimd::select(gt, ad, mabs);
           mabs_i = xsimd::select(gt, idx, mabs_i);
-          const auto zb = vb == zero;
-          const batch rel = xsimd::select(zb, xsimd::abs(va), ad) / xsimd::select(zb, eps, xsimd::abs(vb));
+          const batch rel = relative_error(va, vb, eps, k.rel_float32);
           srel += rel;
           const auto gr = rel > mrel;
           mrel = xsimd::select(gr, rel, mrel);
@@ -97,6 +98,43 @@ struct Xsimd {
       p.merge(tail);
       out.merge(p);
     }
+  }
+
+  /// Nearest float of double lanes (ties to even, ±inf beyond FLT_MAX), in double arithmetic:
+  /// adding and removing s = 1.5·2^(e+29), where 2^e ≤ |x| < 2^(e+1) (e ≥ −126, float's
+  /// subnormals), rounds x at float's ulp 2^(e−23); s/ulp is even, so ties go to even as in
+  /// float. xsimd 8.1.0 has no double→float batch conversion.
+  static batch round_to_float(const batch& x) {
+    const batch exponent = x & bits(0x7FF0000000000000ull);  // 2^e (0 for zero)
+    const batch s = xsimd::max(exponent, batch(0x1p-126)) * batch(0x1.8p29);
+    const batch r = ((x + s) - s) | (x & bits(0x8000000000000000ull));  // keeps the sign of zeros
+    const auto overflow = xsimd::abs(x) >= batch(0x1p128 - 0x1p103);  // rounds past FLT_MAX
+    return xsimd::select(overflow, xsimd::select(x > batch(0.0), batch(detail::inf()), batch(-detail::inf())), r);
+  }
+
+  /// detail::relative_error on finite lanes; its float32 form rounds after every operation
+  /// (for +, −, ÷ of floats that equals float arithmetic: 53 ≥ 2·24 + 2 bits).
+  static batch relative_error(batch va, batch vb, const batch& eps, bool f32) {
+    if (f32) {
+      va = round_to_float(va);
+      vb = round_to_float(vb);
+    }
+    const auto zb = vb == batch(0.0);
+    batch nz = va + eps;
+    if (f32) nz = round_to_float(nz);
+    const batch n = xsimd::select(zb, nz, va), den = xsimd::select(zb, eps, vb);
+    batch num = n - den;
+    if (f32) num = round_to_float(num);
+    batch q = num / den;
+    if (f32) q = round_to_float(q);
+    return xsimd::abs(q);
+  }
+
+  /// A batch of the double whose bit pattern is `u`.
+  static batch bits(std::uint64_t u) {
+    double v;
+    std::memcpy(&v, &u, sizeof v);
+    return batch(v);
   }
 
   /// Folds n elements of one side into `out`.

@@ -21,7 +21,7 @@
 //   const std::string ts = td::report::timestamp_now();
 //   for (const auto& rank : r.ranks)                              // one per rank (and step)
 //     td::report::write_csv_file(rank, r.layout_for(rank),
-//         (out_dir / td::report::result_file_name(r.multi_rank ? rank.rank : -1, ts, rank.step)).string());
+//         (out_dir / td::report::result_file_name(rank, r.compat, r.multi_rank, ts)).string());
 //   // also: td::report::write_jsonl(os, rank, layout), write_bench_only_csv(os, rank),
 //   //       report::summary_json(r), rollup_json(r.rollups[k]) (report/dump_analysis_json.hpp),
 //   //       match::scan_overflow_folder(dir) + overflow_json(...) (match/overflow.hpp)
@@ -34,6 +34,7 @@
 // time, so at most that many pairs are in memory.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <filesystem>
@@ -230,6 +231,15 @@ inline std::vector<FolderPair> rank_pairs(const std::filesystem::path& n, const 
   return out;
 }
 
+/// The name of the rank folder holding the NPU dump: "rank3", "rank" or "proc1234"; "" otherwise.
+inline std::string rank_folder_name(const std::filesystem::path& npu) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::is_regular_file(npu, ec) ? npu.parent_path() : npu;
+  const std::string n = dir.filename().string();
+  static const std::regex rank_like(R"((rank\d*|proc\d+))");
+  return std::regex_match(n, rank_like) ? n : std::string();
+}
+
 inline std::vector<FolderPair> discover(const std::filesystem::path& n, const std::filesystem::path& b) {
   std::error_code ec;
   if (!std::filesystem::exists(n, ec)) throw Error(ErrorCategory::io, "no such file or folder", {n.string(), "", std::nullopt});
@@ -387,14 +397,32 @@ inline void compute_tensor_row(RankComparison& rc, Row& r, const CompareRequest&
   }
 }
 
-inline void compute_statistics_row(RankComparison& rc, Row& r) {
+/// How each statistic is read (StatParse): under Compat::msprobe as pandas reads the table's
+/// columns — an NPU or bench column of integer literals only stays int64.
+inline std::array<StatParse, 4> statistics_parsing(const RankComparison& rc) {
+  std::array<StatParse, 4> how{};
+  if (rc.compat != Compat::msprobe) return how;
+  auto stat = [](const Item& it, int k) { return csv_text(stat_cell(k == 0 ? it.max : k == 1 ? it.min : k == 2 ? it.mean : it.norm)); };
+  for (int k = 0; k < 4; ++k) {
+    bool npu_int = !rc.rows.empty(), bench_int = !rc.rows.empty();
+    for (const Row& r : rc.rows) {
+      npu_int = npu_int && pandas_integer_literal(stat(rc.npu_items[r.npu], k));
+      const Item* b = rc.bench_item(r);
+      bench_int = bench_int && b && pandas_integer_literal(stat(*b, k));
+    }
+    how[static_cast<std::size_t>(k)] = StatParse{true, npu_int && bench_int};
+  }
+  return how;
+}
+
+inline void compute_statistics_row(RankComparison& rc, Row& r, const std::array<StatParse, 4>& how) {
   const Item& n = rc.npu_items[r.npu];
   const Item* b = rc.bench_item(r);
   if (!b) return;
   const io::JsonScalar* ns[] = {&n.max, &n.min, &n.mean, &n.norm};
   const io::JsonScalar* bs[] = {&b->max, &b->min, &b->mean, &b->norm};
   for (int k = 0; k < 4; ++k) {
-    auto [d, rel] = stat_difference(stat_cell(*ns[k]), stat_cell(*bs[k]));
+    auto [d, rel] = stat_difference(stat_cell(*ns[k]), stat_cell(*bs[k]), how[static_cast<std::size_t>(k)]);
     r.stat_diff[k] = d;
     r.stat_rel[k] = rel;
   }
@@ -423,6 +451,14 @@ inline void compute_tensor_rows(RankComparison& rc, const CompareRequest& req, c
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < workers; ++t) pool.emplace_back(work);
   for (auto& t : pool) t.join();
+}
+
+/// msprobe's fillna('N/A'): a missing requires_grad and a null leaf's md5 read N/A, not None.
+inline void msprobe_missing_values(std::vector<Item>& items) {
+  for (Item& it : items) {
+    if (it.requires_grad == "None") it.requires_grad = "N/A";
+    if (it.leaf && it.leaf->kind == io::DumpLeaf::Kind::none) it.md5 = "N/A";
+  }
 }
 
 /// Keeps the rows (and bench-only items) whose entry name matches `pattern`.
@@ -483,6 +519,13 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
     rc.bench_items = flatten(*rc.bench_dump);
     rc.has_stack = rc.npu_dump->stack.has_value();
   }
+  rc.compat = req.compat;
+  rc.msprobe_fuzzy_md5 = req.compat == Compat::msprobe && rc.mode == Mode::md5 &&
+                         dynamic_cast<const FuzzyMatcher*>(req.matcher.get()) != nullptr;
+  if (req.compat == Compat::msprobe) {  // msprobe fills missing values with N/A (fillna)
+    detail::msprobe_missing_values(rc.npu_items);
+    detail::msprobe_missing_values(rc.bench_items);
+  }
   // pair
   MatchResult m(rc.npu_items.size());
   const MatchInput in{*rc.npu_dump, rc.npu_items, *rc.bench_dump, rc.bench_items, req.compat};
@@ -502,9 +545,10 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
     m = (req.matcher ? *req.matcher : static_cast<const Matcher&>(exact)).match(in);
   }
   std::vector<bool> used(rc.bench_items.size(), false);
-  rc.rows.resize(rc.npu_items.size());
+  rc.rows.reserve(rc.npu_items.size());
   for (std::size_t i = 0; i < rc.npu_items.size(); ++i) {
-    Row& r = rc.rows[i];
+    if (!m.omitted.empty() && m.omitted[i]) continue;  // msprobe's fuzzy walk never reached it
+    Row& r = rc.rows.emplace_back();
     r.npu = i;
     r.bench = m.bench_of[i];
     r.match_reason = m.reason[i].empty() && r.bench < 0 ? "unmatched: no bench item with this name" : m.reason[i];
@@ -520,9 +564,10 @@ inline RankComparison compare_rank(const std::filesystem::path& npu, const std::
   if (rc.mode == Mode::tensor) {
     if (req.executor) req.executor->compute(rc, req, unit);
     else detail::compute_tensor_rows(rc, req);
+  } else if (rc.mode == Mode::statistics) {
+    const auto how = detail::statistics_parsing(rc);
+    for (auto& r : rc.rows) detail::compute_statistics_row(rc, r, how);
   }
-  else if (rc.mode == Mode::statistics)
-    for (auto& r : rc.rows) detail::compute_statistics_row(rc, r);
   // judge
   if (req.rules == ResultRules::legacy) {
     apply_legacy_rules(rc);
@@ -564,6 +609,7 @@ inline DumpComparison run_compare(const CompareRequest& req) {
     RankComparison rc = compare_rank(p.npu, p.bench, req, p.plain, unit);
     rc.step = p.step;
     rc.rank = p.rank;
+    rc.npu_folder = detail::rank_folder_name(p.npu);
     rc.label = (p.step.empty() ? "" : p.step + "/") + (p.rank >= 0 ? "rank" + std::to_string(p.rank) : rc.label);
     if (mode && *mode != rc.mode) detail::check_modes(*mode, rc.mode, p.npu, p.bench);
     mode = rc.mode;

@@ -63,6 +63,9 @@ struct MatchResult {
   /// A bench item with the same key that the dtype gate refused (-1 if none):
   /// the row is unmatched, but the bench item is not bench-only.
   std::vector<std::ptrdiff_t> gated;
+  /// NPU items left out of the table altogether (msprobe's fuzzy walk stops early; see
+  /// FuzzyMatcher). Empty: none.
+  std::vector<bool> omitted;
   /// `n` NPU items, all unpaired.
   explicit MatchResult(std::size_t n = 0) : bench_of(n, -1), reason(n), gated(n, -1) {}
 };
@@ -252,9 +255,12 @@ inline std::string fuzzy_name(const std::string& name, Compat compat) {
   return keep + "." + name.substr(pos);
 }
 
-/// msprobe's -fm: entries are matched by their normalised names with two
-/// greedy queues walked in step; items of matched entries pair by suffix,
-/// with the dtype gate. NPU entries passed over are unmatched.
+/// msprobe's -fm: names without their call index (fuzzy_name), two greedy queues walked in
+/// step, with the dtype gate; what is passed over is unmatched. tensordiff walks whole API
+/// entries (their items pair by position when every item name agrees) and writes every NPU
+/// item. Compat::msprobe walks item rows as msprobe 26.0 does (process_fuzzy_match) and stops
+/// where it stops: once one side's queue runs dry while the other has rows, the queued NPU rows
+/// are unmatched and the later ones are left out of the table (MatchResult::omitted).
 class FuzzyMatcher final : public Matcher {
  public:
   /// Short name for reports and --verbose output.
@@ -262,6 +268,49 @@ class FuzzyMatcher final : public Matcher {
 
   /// Pairs each NPU item with at most one bench item; see the class comment for the rule.
   MatchResult match(const MatchInput& in) const override {
+    return in.compat == Compat::msprobe ? match_items(in) : match_entries(in);
+  }
+
+ private:
+  static MatchResult match_items(const MatchInput& in) {
+    MatchResult r(in.npu.size());
+    const bool cross = is_cross_framework(in);
+    std::vector<std::string> nk, bk;
+    for (const Item& it : in.npu) nk.push_back(fuzzy_name(it.name, in.compat));
+    for (const Item& it : in.bench) bk.push_back(fuzzy_name(it.name, in.compat));
+    const std::size_t N = in.npu.size(), B = in.bench.size();
+    std::vector<std::size_t> nq, bq;
+    for (std::size_t i = 0; i < std::max(N, B); ++i) {
+      if (i < N) nq.push_back(i);
+      if (i < B) bq.push_back(i);
+      if (nq.empty() != bq.empty()) {  // one side ran dry: msprobe stops here
+        r.omitted.assign(N, false);
+        for (std::size_t k = i + 1; k < N; ++k) r.omitted[k] = true;
+        break;
+      }
+      // match_op: the newest NPU row against the queued bench rows (the newest last),
+      // then the queued NPU rows against the newest bench row.
+      std::ptrdiff_t mn = -1, mb = -1;
+      for (std::size_t b = 0; b < bq.size() && mn < 0; ++b)
+        if (nk[nq.back()] == bk[bq[b]]) mn = static_cast<std::ptrdiff_t>(nq.size() - 1), mb = static_cast<std::ptrdiff_t>(b);
+      for (std::size_t n = 0; n + 1 < nq.size() && mn < 0; ++n)
+        if (nk[nq[n]] == bk[bq.back()]) mn = static_cast<std::ptrdiff_t>(n), mb = static_cast<std::ptrdiff_t>(bq.size() - 1);
+      if (mn < 0) continue;
+      const std::size_t ni = nq[static_cast<std::size_t>(mn)], bj = bq[static_cast<std::size_t>(mb)];
+      if (dtypes_pairable(in.npu[ni].dtype, in.bench[bj].dtype, cross)) {
+        r.bench_of[ni] = static_cast<std::ptrdiff_t>(bj);
+        r.reason[ni] = "fuzzy: " + nk[ni];
+      } else {
+        r.reason[ni] = "unmatched: dtype " + in.npu[ni].dtype + " vs " + in.bench[bj].dtype + " (dtype gate)";
+        r.gated[ni] = static_cast<std::ptrdiff_t>(bj);
+      }
+      nq.erase(nq.begin(), nq.begin() + mn + 1);
+      bq.erase(bq.begin(), bq.begin() + mb + 1);
+    }
+    return r;
+  }
+
+  static MatchResult match_entries(const MatchInput& in) {
     MatchResult r(in.npu.size());
     // entry → its items
     auto group = [](const std::vector<Item>& items, std::size_t n_entries) {

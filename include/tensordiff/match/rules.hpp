@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,36 +44,53 @@ struct RuleOptions {
 /// The Result column's messages, verbatim as msprobe writes them (spec §3.3); the prefix
 /// "error: " or "warning: " sets the row's level.
 namespace rule_msg {
-/// InfNan (tensor and statistics modes): the NPU Max or Min is nan / inf while the bench's are not.
-inline const char* infnan() { return "error: There is nan/inf/-inf in the maximum or minimum value of NPU."; }
-/// OneThousandth (tensor mode), on the entry's first output. States 0.6 even under
-/// Compat::msprobe, whose code tests 0.1 (msprobe's own message says 0.6).
-inline const char* thousandth() {
-  return "error: The One Thousandth Err Ratio of the inputs is > 0.9 while that of the output < 0.6.";
+/// The Err_message texts of one flavour: tensordiff's (default) or msprobe 26.0's verbatim.
+struct Texts {
+  const char* infnan;         ///< InfNan: the NPU Max or Min is nan / inf while the bench's are not
+  const char* thousandth;     ///< OneThousandth (tensor mode), on the entry's first output
+  const char* relative;       ///< Relative (statistics mode), on each output over the threshold
+  const char* requires_grad;  ///< RequiresGrad: the two sides' requires_grad differ
+  const char* parameters;     ///< Parameters: a scalar (non-tensor) input differs
+  const char* dtype;          ///< DType: the two sides' dtypes differ
+  const char* shape;          ///< Shape: the two sides' shapes differ
+  const char* crc_differs;    ///< CRC32 (md5 mode): both sides have a CRC-32 and they differ
+  const char* crc_missing;    ///< CRC32 (md5 mode): one side has none to compare
+  const char* cosine_warn;    ///< CosineWarn (tensor mode), on the entry's first output
+  const char* relative_warn;  ///< RelativeWarn (statistics mode), on the entry's first output
+};
+/// tensordiff's texts: they say what the rule tests (0.6, not msprobe's "< 0.6" over a 0.1 test).
+inline const Texts& tensordiff_texts() {
+  static const Texts t{"error: There is nan/inf/-inf in the maximum or minimum value of NPU.",
+                       "error: The One Thousandth Err Ratio of the inputs is > 0.9 while that of the output < 0.6.",
+                       "error: The NormRelativeErr of the inputs is < 10% while that of the output > 50%.",
+                       "error: The requires_grad of NPU and Bench are inconsistent.",
+                       "error: The scalar parameters of NPU and Bench are inconsistent.",
+                       "error: The dtype of NPU and Bench are inconsistent.",
+                       "error: The shape of NPU and Bench are inconsistent.",
+                       "error: The CRC-32 value of NPU differs from that of the bench.",
+                       "warning: The parameter of NPU does not match the bench.",
+                       "warning: The Cosine of the output is more than 0.1 lower than that of the inputs (inputs > 0.9).",
+                       "warning: The NormRelativeErr of the output is more than 10 times that of the inputs."};
+  return t;
 }
-/// Relative (statistics mode), on each output over the threshold.
-inline const char* relative() { return "error: The NormRelativeErr of the inputs is < 10% while that of the output > 50%."; }
-/// RequiresGrad: the two sides' requires_grad differ.
-inline const char* requires_grad() { return "error: The requires_grad of NPU and Bench are inconsistent."; }
-/// Parameters: a scalar (non-tensor) input has different values on the two sides.
-inline const char* parameters() { return "error: The scalar parameters of NPU and Bench are inconsistent."; }
-/// DType: the two sides' dtypes differ.
-inline const char* dtype() { return "error: The dtype of NPU and Bench are inconsistent."; }
-/// Shape: the two sides' shapes differ.
-inline const char* shape() { return "error: The shape of NPU and Bench are inconsistent."; }
-/// CRC32 (md5 mode): both sides have a CRC-32 and they differ.
-inline const char* crc_differs() { return "error: The CRC-32 value of NPU differs from that of the bench."; }
-/// CRC32 (md5 mode): one side has no CRC-32 to compare (msprobe's wording).
-inline const char* crc_missing() { return "warning: The parameter of NPU does not match the bench."; }
-/// CosineWarn (tensor mode), on the entry's first output.
-inline const char* cosine_warn() {
-  return "warning: The Cosine of the output is more than 0.1 lower than that of the inputs (inputs > 0.9).";
+/// msprobe 26.0's texts, verbatim (indicator_analysis/algorithm.py; two have no final period).
+inline const Texts& msprobe_texts() {
+  static const Texts t{"error: There is nan/inf/-inf in the maximum or minimum value of NPU.",
+                       "error: The input/parameters of One Thousandth Err Ratio > 0.9 while the output < 0.6.",
+                       "error: The NormRelativeErr of output is greater than 0.5.",
+                       "error: The Required_Grad of NPU and Bench are inconsistent",
+                       "error: The scalar parameters of NPU and Bench are inconsistent.",
+                       "error: The dtype of NPU and Bench are inconsistent.",
+                       "error: The shape of NPU and Bench are inconsistent.",
+                       "error: The CRC-32 value of NPU differs from that of the bench.",
+                       "warning: The parameter of NPU does not match the bench.",
+                       "warning: The input/parameters of Cosine > 0.9, and input/parameters - output > 0.1",
+                       "warning: The norm relative error of output is 10 times that of input."};
+  return t;
 }
-/// RelativeWarn (statistics mode), on the entry's first output.
-inline const char* relative_warn() {
-  return "warning: The NormRelativeErr of the output is more than 10 times that of the inputs.";
-}
-/// Unmatched: the NPU item has no bench partner.
+/// The texts `Compat` asks for.
+inline const Texts& texts(Compat c) { return c == Compat::msprobe ? msprobe_texts() : tensordiff_texts(); }
+/// tensordiff only: a row without a bench counterpart.
 inline const char* unmatched() { return "warning: No bench data matched."; }
 /// DataFile: the data file of a tensor-mode row could not be read (the reason follows; not under msprobe compat).
 inline const char* data_file() { return "error: The data file could not be read: "; }
@@ -136,120 +154,175 @@ inline std::string api_of(const std::string& name) {
 }
 }  // namespace detail
 
-/// Applies the current rules (§3.3) to every row, API by API.
+namespace detail {
+/// msprobe's aggregate reader (ApiData.get_min_or_max_value): numbers and "…%" strings only.
+inline std::optional<double> aggregate_fraction(const Cell& c) {
+  if (c.kind == Cell::Kind::real && c.style == Cell::Style::percent) return std::fabs(c.real) / 100.0;
+  if (c.kind == Cell::Kind::real && !std::isnan(c.real)) return c.real;
+  return std::nullopt;
+}
+
+/// The rows of one API / module and the checkers' view of them.
+struct RuleGroup {
+  std::vector<std::size_t> inputs, outputs;  ///< row indices, NPU order ('.output.' in the NPU name)
+  bool skip_all = false, skip_inputs = false;
+  /// get_data_list_by_ignore_info: the rows the per-row checkers visit.
+  std::vector<std::size_t> checked() const {
+    if (skip_all) return {};
+    if (skip_inputs) return outputs;
+    std::vector<std::size_t> v = inputs;
+    v.insert(v.end(), outputs.begin(), outputs.end());
+    return v;
+  }
+  bool aggregates() const { return !skip_all && !skip_inputs; }
+};
+}  // namespace detail
+
+/// Applies the current rules (§3.3) to every row, API by API, checker by checker in msprobe's
+/// order (tensor: InfNan, OneThousandth, RequiresGrad, Parameters, DType, Shape, CosineWarn;
+/// statistics: InfNan, Relative, RequiresGrad, Parameters, DType, Shape, RelativeWarn; md5: CRC32).
+/// Compat::msprobe reproduces msprobe 26.0 (docs/msprobe-differences.md lists what differs).
 inline void apply_current_rules(RankComparison& rc, RuleOptions o = {}) {
-  if (o.compat == Compat::msprobe) o.thousandth_output_max = 0.1;
-  const Mode mode = rc.mode;
   const bool msprobe = o.compat == Compat::msprobe;
+  if (msprobe) o.thousandth_output_max = 0.1;
+  const rule_msg::Texts& msg = rule_msg::texts(o.compat);
+  const Mode mode = rc.mode;
   const TableLayout layout{mode, ResultRules::current, false};
-  // Group rows by entry (rows of an entry are contiguous: NPU dump order).
+  const std::vector<std::string> hdr = table_header(layout);
+  const auto norm_rel_col = static_cast<std::size_t>(std::find(hdr.begin(), hdr.end(), "NormRelativeErr") - hdr.begin());
   std::size_t g0 = 0;
-  while (g0 < rc.rows.size()) {
+  while (g0 < rc.rows.size()) {  // rows of an entry are contiguous (NPU dump order)
     std::size_t g1 = g0;
     const std::size_t entry = rc.npu_items[rc.rows[g0].npu].entry_index;
     while (g1 < rc.rows.size() && rc.npu_items[rc.rows[g1].npu].entry_index == entry) ++g1;
+    detail::RuleGroup g;
+    std::string api;  // from the first input row
     for (std::size_t i = g0; i < g1; ++i) {
-      rc.rows[i].result = "pass";
-      rc.rows[i].result_messages.clear();
-      rc.rows[i].tripped.clear();
+      Row& row = rc.rows[i];
+      row.result = "pass";
+      row.result_messages.clear();
+      row.tripped.clear();
+      const Item& n = rc.npu_items[row.npu];
+      (n.is_output() ? g.outputs : g.inputs).push_back(i);
+      if (api.empty() && !n.is_output()) api = detail::api_of(n.name);
     }
-    // API name from the first input row
-    std::string api;
-    for (std::size_t i = g0; i < g1; ++i)
-      if (!rc.npu_items[rc.rows[i].npu].is_output()) {
-        api = detail::api_of(rc.npu_items[rc.rows[i].npu].name);
-        break;
-      }
     const auto& ia = detail::ignore_all();
     const auto& ii = detail::ignore_inputs();
-    const bool skip_all = std::find(ia.begin(), ia.end(), api) != ia.end();
-    const bool skip_inputs = std::find(ii.begin(), ii.end(), api) != ii.end();
-    if (!skip_all) {
-      std::vector<std::vector<Cell>> cells;
-      for (std::size_t i = g0; i < g1; ++i) cells.push_back(row_cells(rc, rc.rows[i], layout, false));
-      const std::vector<std::string> hdr = table_header(layout);
-      auto cell = [&](std::size_t i, const char* col) {
-        const auto at = std::find(hdr.begin(), hdr.end(), col) - hdr.begin();
-        return cells[i - g0][static_cast<std::size_t>(at)];
-      };
-      const double inf = std::numeric_limits<double>::infinity();
-      double in_thousandth = 1.0, out_thousandth = inf, in_cos = inf, out_cos = inf, in_rel = 0, out_rel_max = -1;
-      bool has_out_thousandth = false, has_in_cos = false, has_out_cos = false;
-      std::ptrdiff_t first_out = -1;
-      for (std::size_t i = g0; i < g1; ++i) {
-        Row& row = rc.rows[i];
-        const Item& n = rc.npu_items[row.npu];
-        const Item* b = rc.bench_item(row);
-        const bool output = n.is_output();
-        if (output && first_out < 0) first_out = static_cast<std::ptrdiff_t>(i);
-        if (!output && skip_inputs) continue;
-        if (!b && !msprobe) {
-          detail::fire(row, "Unmatched", rule_msg::unmatched());
-          continue;
-        }
-        // per-row error rules
-        if (mode != Mode::md5) {
-          const bool bench_bad = b && (detail::is_nonfinite_stat(stat_cell(b->max)) || detail::is_nonfinite_stat(stat_cell(b->min)));
-          if (!bench_bad && (detail::is_nonfinite_stat(stat_cell(n.max)) || detail::is_nonfinite_stat(stat_cell(n.min))))
-            detail::fire(row, "InfNan", rule_msg::infnan());
-          const std::string brg = b ? b->requires_grad : "N/A";
-          if (n.requires_grad != "None" && brg != "None" && n.requires_grad != brg && (b || msprobe))
-            detail::fire(row, "RequiresGrad", rule_msg::requires_grad());
-          const std::string bdt = b ? b->dtype : "N/A";
-          if (!output && n.dtype.find("class") != std::string::npos && bdt.find("class") != std::string::npos && n.shape == "[]" &&
-              csv_text(stat_cell(n.max)) != (b ? csv_text(stat_cell(b->max)) : "N/A"))
-            detail::fire(row, "Parameters", rule_msg::parameters());
-          const bool skip_dtype = n.name.find("qkv") != std::string::npos || n.name.find("gate_up") != std::string::npos;
-          const bool dtype_differs = msprobe ? n.dtype != bdt : detail::canonical_dtype(n.dtype) != detail::canonical_dtype(bdt);
-          if (!skip_dtype && dtype_differs) detail::fire(row, "DType", rule_msg::dtype());
-          if (n.shape != (b ? b->shape : "N/A")) detail::fire(row, "Shape", rule_msg::shape());
-        } else {
-          const std::string bm = b ? b->md5 : "N/A";
-          if (n.md5 != bm) {
-            auto missing = [](const std::string& s) { return s == "N/A" || s == "Nan" || s.empty(); };
-            detail::fire(row, "CRC32", missing(n.md5) || missing(bm) ? rule_msg::crc_missing() : rule_msg::crc_differs());
-          }
-        }
-        // aggregates
-        if (mode == Mode::tensor) {
-          const Metric& t = row.metrics[one_thousandth];
-          const Metric& c = row.metrics[cosine];
-          const double tv = t.has_value() ? pyformat::fixed12(t.value) : 0;
-          const double cv = c.has_value() ? pyformat::cosine(c.value) : 0;
-          if (output) {
-            if (t.has_value()) out_thousandth = std::min(out_thousandth, tv), has_out_thousandth = true;
-            if (c.has_value()) out_cos = std::min(out_cos, cv), has_out_cos = true;
-          } else {
-            if (t.has_value()) in_thousandth = std::min(in_thousandth, tv);
-            if (c.has_value()) in_cos = std::min(in_cos, cv), has_in_cos = true;
-          }
-        } else if (mode == Mode::statistics) {
-          const auto f = detail::percent_fraction(cell(i, "NormRelativeErr"));
-          if (f) {
-            if (output) out_rel_max = std::max(out_rel_max, *f);
-            else in_rel = std::max(in_rel, *f);
-          }
-        }
+    g.skip_all = std::find(ia.begin(), ia.end(), api) != ia.end();
+    g.skip_inputs = std::find(ii.begin(), ii.end(), api) != ii.end();
+    const std::vector<std::size_t> checked = g.checked();
+    auto npu = [&](std::size_t i) -> const Item& { return rc.npu_items[rc.rows[i].npu]; };
+    auto bench = [&](std::size_t i) { return rc.bench_item(rc.rows[i]); };
+    // tensordiff: an unmatched row says so and no other rule looks at it (no bench to judge by).
+    auto judged = [&](std::size_t i) { return msprobe || bench(i) != nullptr; };
+    if (!msprobe)
+      for (std::size_t i : checked)
+        if (!bench(i)) detail::fire(rc.rows[i], "Unmatched", rule_msg::unmatched());
+    auto norm_rel = [&](std::size_t i) { return row_cells(rc, rc.rows[i], layout, false)[norm_rel_col]; };
+
+    if (mode == Mode::md5) {
+      for (std::size_t i : checked) {
+        if (!judged(i)) continue;
+        const Md5Cells m = md5_cells(rc, rc.rows[i]);
+        const std::string &nm = m.npu, &bm = m.bench;
+        if (nm == bm && !m.nan) continue;
+        auto missing = [](const std::string& s) { return s == "N/A" || s == "Nan" || s.empty(); };
+        detail::fire(rc.rows[i], "CRC32", !m.nan && (missing(nm) || missing(bm)) ? msg.crc_missing : msg.crc_differs);
       }
-      if (first_out >= 0) {
-        Row& fo = rc.rows[static_cast<std::size_t>(first_out)];
-        if (mode == Mode::tensor) {
-          if (has_out_thousandth && in_thousandth > o.thousandth_input_min && out_thousandth < o.thousandth_output_max)
-            detail::fire(fo, "OneThousandth", rule_msg::thousandth());
-          if (has_in_cos && has_out_cos && in_cos > o.cosine_input_min && in_cos - out_cos > o.cosine_drop)
-            detail::fire(fo, "CosineWarn", rule_msg::cosine_warn());
-        } else if (mode == Mode::statistics) {
-          if (in_rel < o.relative_input_max)
-            for (std::size_t i = g0; i < g1; ++i) {
-              if (!rc.npu_items[rc.rows[i].npu].is_output()) continue;
-              const auto f = detail::percent_fraction(cell(i, "NormRelativeErr"));
-              if (f && *f > o.relative_output_error) detail::fire(rc.rows[i], "Relative", rule_msg::relative());
-            }
-          if (out_rel_max >= 0) {
-            const bool warn = in_rel == 0 ? out_rel_max > o.relative_warn_zero_input : out_rel_max / in_rel > o.relative_warn_ratio;
-            if (warn) detail::fire(fo, "RelativeWarn", rule_msg::relative_warn());
-          }
+    } else {
+      // InfNan: also on rows without a bench (their bench max/min read "N/A").
+      for (std::size_t i : checked) {
+        if (!judged(i)) continue;
+        const Item* b = bench(i);
+        if (b && (detail::is_nonfinite_stat(stat_cell(b->max)) || detail::is_nonfinite_stat(stat_cell(b->min)))) continue;
+        if (detail::is_nonfinite_stat(stat_cell(npu(i).max)) || detail::is_nonfinite_stat(stat_cell(npu(i).min)))
+          detail::fire(rc.rows[i], "InfNan", msg.infnan);
+      }
+      if (mode == Mode::tensor && g.aggregates() && !g.outputs.empty()) {  // OneThousandth
+        double in_min = 1.0, out_min = 1.0;
+        bool any_out = false;
+        for (std::size_t i : g.inputs) {
+          const Metric& t = rc.rows[i].metrics[one_thousandth];
+          if (t.has_value()) in_min = std::min(in_min, pyformat::fixed12(t.value));
         }
+        for (std::size_t i : g.outputs) {
+          const Metric& t = rc.rows[i].metrics[one_thousandth];
+          if (t.has_value()) out_min = std::min(out_min, pyformat::fixed12(t.value)), any_out = true;
+        }
+        if ((msprobe || any_out) && in_min > o.thousandth_input_min && out_min < o.thousandth_output_max)
+          detail::fire(rc.rows[g.outputs.front()], "OneThousandth", msg.thousandth);
+      }
+      if (mode == Mode::statistics && g.aggregates()) {  // Relative
+        double in_max = 0;
+        for (std::size_t i : g.inputs) {
+          const Cell c = norm_rel(i);
+          const auto f = msprobe ? detail::aggregate_fraction(c) : detail::percent_fraction(c);
+          if (f) in_max = std::max(in_max, *f);
+        }
+        if (in_max < o.relative_input_max)
+          for (std::size_t i : g.outputs) {
+            const auto f = detail::percent_fraction(norm_rel(i));  // "inf" reads as infinite, other text as 0
+            if (f && *f > o.relative_output_error) detail::fire(rc.rows[i], "Relative", msg.relative);
+          }
+      }
+      for (std::size_t i : checked) {  // RequiresGrad
+        const Item* b = bench(i);
+        if (!b) continue;
+        const std::string& nr = npu(i).requires_grad;
+        const std::string& br = b->requires_grad;
+        if (nr.empty() || br.empty() || nr == br) continue;
+        if (!msprobe && (nr == "None" || br == "None")) continue;
+        detail::fire(rc.rows[i], "RequiresGrad", msg.requires_grad);
+      }
+      if (g.aggregates())
+        for (std::size_t i : g.inputs) {  // Parameters: scalar arguments
+          const Item* b = bench(i);
+          if (!b) continue;
+          const Item& n = npu(i);
+          if (n.dtype.find("class") == std::string::npos || b->dtype.find("class") == std::string::npos || n.shape != "[]")
+            continue;
+          if (csv_text(stat_cell(n.max)) != csv_text(stat_cell(b->max))) detail::fire(rc.rows[i], "Parameters", msg.parameters);
+        }
+      for (std::size_t i : checked) {  // DType (qkv / gate_up: fused weights, exempt by the bench name)
+        const Item* b = bench(i);
+        if (!b || b->name.find("qkv") != std::string::npos || b->name.find("gate_up") != std::string::npos) continue;
+        const std::string& nd = npu(i).dtype;
+        const bool differs = msprobe ? nd != b->dtype : detail::canonical_dtype(nd) != detail::canonical_dtype(b->dtype);
+        if (differs) detail::fire(rc.rows[i], "DType", msg.dtype);
+      }
+      for (std::size_t i : checked) {  // Shape
+        const Item* b = bench(i);
+        if (b && npu(i).shape != b->shape) detail::fire(rc.rows[i], "Shape", msg.shape);
+      }
+      if (mode == Mode::tensor && g.aggregates() && !g.outputs.empty()) {  // CosineWarn
+        double in_min = 1.0, out_min = 1.0;
+        bool any_in = false, any_out = false;
+        for (std::size_t i : g.inputs) {
+          const Metric& c = rc.rows[i].metrics[cosine];
+          if (c.has_value() && !std::isnan(c.value)) in_min = std::min(in_min, pyformat::cosine(c.value)), any_in = true;
+        }
+        for (std::size_t i : g.outputs) {
+          const Metric& c = rc.rows[i].metrics[cosine];
+          if (c.has_value() && !std::isnan(c.value)) out_min = std::min(out_min, pyformat::cosine(c.value)), any_out = true;
+        }
+        // msprobe starts both minima at 1.0, so it warns with no numeric input cosine at all.
+        if ((msprobe || (any_in && any_out)) && in_min > o.cosine_input_min && in_min - out_min > o.cosine_drop)
+          detail::fire(rc.rows[g.outputs.front()], "CosineWarn", msg.cosine_warn);
+      }
+      if (mode == Mode::statistics && g.aggregates() && !g.outputs.empty()) {  // RelativeWarn
+        double in_max = 0, out_max = 0;
+        for (std::size_t i : g.inputs) {
+          const Cell c = norm_rel(i);
+          const auto f = msprobe ? detail::aggregate_fraction(c) : detail::percent_fraction(c);
+          if (f) in_max = std::max(in_max, *f);
+        }
+        for (std::size_t i : g.outputs) {
+          const Cell c = norm_rel(i);
+          const auto f = msprobe ? detail::aggregate_fraction(c) : detail::percent_fraction(c);
+          if (f) out_max = std::max(out_max, *f);
+        }
+        const bool warn = in_max == 0 ? out_max > o.relative_warn_zero_input : out_max / in_max > o.relative_warn_ratio;
+        if (warn) detail::fire(rc.rows[g.outputs.front()], "RelativeWarn", msg.relative_warn);
       }
     }
     // A row whose data file could not be read never passes (msprobe's rules

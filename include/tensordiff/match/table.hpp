@@ -7,6 +7,7 @@
 
 #include "../metrics/comparison.hpp"
 #include "cell.hpp"
+#include "detail/pandas_number.hpp"
 #include "matchers.hpp"
 
 TD_NAMESPACE_BEGIN
@@ -68,8 +69,10 @@ struct RankComparison {
   std::string step;  ///< "step3", or "" for a single step
   int rank = -1;     ///< -1 when the folder is not a rank folder
   std::string label;  ///< "rank0", "step3/rank0", or the folder name
+  std::string npu_folder;  ///< the NPU rank folder's own name ("rank3", "rank", "proc1234"), else ""
   /// What the dumps allowed: tensor values, statistics, or md5 (CRC-32) comparison.
   Mode mode = Mode::tensor;
+  Compat compat = Compat::tensordiff;  ///< as requested (Compat::msprobe: msprobe's N/A cells)
   ///@{
   /// The two dumps (null for plain folders of data files); the items point into them.
   std::shared_ptr<io::DumpFile> npu_dump, bench_dump;
@@ -82,6 +85,7 @@ struct RankComparison {
   std::vector<std::size_t> bench_only;    ///< bench items no NPU item paired with, bench order
   bool has_stack = false;                 ///< stack.json next to the NPU dump.json
   bool plain_folders = false;             ///< two folders of data files, no dump.json
+  bool msprobe_fuzzy_md5 = false;         ///< Compat::msprobe, md5 mode, fuzzy matching (see md5_cells)
 
   /// The NPU item of a row.
   const Item& npu_item(const Row& r) const { return npu_items[r.npu]; }
@@ -131,15 +135,33 @@ inline Cell stat_cell(const io::JsonScalar& s) {
   return Cell::none();
 }
 
-/// msprobe's CalcStatsDiff for one statistic: {diff, relative error}.
-inline std::pair<Cell, Cell> stat_difference(const Cell& n, const Cell& b) {
+/// How msprobe's CalcStatsDiff reads two numeric statistics (Compat::msprobe): each cell's text
+/// parsed as pandas 1.5 parses it; `integers`: both whole columns are integer literals, so pandas
+/// keeps them int64 and the diff prints without ".0".
+struct StatParse {
+  bool pandas = false;    ///< parse the cells' text with pandas' tokenizer (else their exact values)
+  bool integers = false;  ///< both columns int64
+};
+
+/// msprobe's CalcStatsDiff for one statistic: {diff, relative error}. The relative error is
+/// |(diff / bench) · 100| — divided first, as msprobe does.
+inline std::pair<Cell, Cell> stat_difference(const Cell& n, const Cell& b, StatParse how = {}) {
   using detail::StatClass;
   if (csv_text(n) == csv_text(b)) return {Cell::str("0"), Cell::str("0")};
   const StatClass cn = detail::classify(n), cb = detail::classify(b);
   auto both = [](const char* s) { return std::make_pair(Cell::str(s), Cell::str(s)); };
   auto numeric = [](StatClass c) { return c == StatClass::num || c == StatClass::nan || c == StatClass::inf || c == StatClass::neg_inf; };
   if (cn == StatClass::num && cb == StatClass::num) {
-    const double x = detail::num_of(n), y = detail::num_of(b);
+    if (how.integers && n.kind == Cell::Kind::integer && b.kind == Cell::Kind::integer) {
+      const std::int64_t d = n.integer - b.integer;
+      if (b.integer == 0) return {Cell::integral(d), Cell::str("inf")};
+      return {Cell::integral(d),
+              Cell::number(std::fabs(static_cast<double>(d) / static_cast<double>(b.integer) * 100), Cell::Style::percent)};
+    }
+    auto value = [&](const Cell& c) {
+      return how.pandas ? detail::pandas_to_numeric(csv_text(c)).value_or(std::nan("")) : detail::num_of(c);
+    };
+    const double x = value(n), y = value(b);
     const double diff = x - y;
     Cell d = Cell::number(diff);
     if (y == 0) return {d, Cell::str("inf")};
@@ -234,6 +256,21 @@ inline Cell metric_cell(const Metric& m, Cell::Style st) {
 }
 }  // namespace detail
 
+/// The NPU MD5 / BENCH MD5 cells of a row. msprobe 26.0's fuzzy (-fm) md5 table lacks its md5
+/// columns: matched rows read NaN (written empty; NaN ≠ NaN, so CRC-32 says they differ),
+/// unmatched rows N/A (RankComparison::msprobe_fuzzy_md5).
+struct Md5Cells {
+  std::string npu;    ///< NPU MD5 cell
+  std::string bench;  ///< BENCH MD5 cell
+  bool nan = false;   ///< both are msprobe's NaN
+};
+/// The MD5 cells of row `r` (see Md5Cells).
+inline Md5Cells md5_cells(const RankComparison& rc, const Row& r) {
+  const Item* b = rc.bench_item(r);
+  if (rc.msprobe_fuzzy_md5) return b ? Md5Cells{"", "", true} : Md5Cells{"N/A", "N/A", false};
+  return {rc.npu_item(r).md5, b ? b->md5 : "N/A", false};
+}
+
 /// The cells of one row, aligned with table_header(). `first_of_entry` says
 /// whether the row is the first of its API/module (it gets the stack).
 inline std::vector<Cell> row_cells(const RankComparison& rc, const Row& r, const TableLayout& l, bool first_of_entry) {
@@ -257,7 +294,9 @@ inline std::vector<Cell> row_cells(const RankComparison& rc, const Row& r, const
     else
       for (int k = 0; k < 4; ++k) c.push_back(na);
   };
-  const Cell consistent = Cell::flag(b != nullptr && n.requires_grad == b->requires_grad);
+  // msprobe compares the two cells as text, so N/A == N/A holds on unmatched rows too.
+  const Cell consistent = rc.compat == Compat::msprobe ? Cell::flag(n.requires_grad == (b ? b->requires_grad : "N/A"))
+                                                        : Cell::flag(b != nullptr && n.requires_grad == b->requires_grad);
   auto result_and_messages = [&](bool with_messages) {
     c.push_back(Cell::str(r.result));
     if (!with_messages) return;
@@ -291,8 +330,9 @@ inline std::vector<Cell> row_cells(const RankComparison& rc, const Row& r, const
     result_and_messages(true);
     stack_cell();
   } else {
-    c.push_back(Cell::str(n.md5));
-    c.push_back(b ? Cell::str(b->md5) : na);
+    const Md5Cells m = md5_cells(rc, r);
+    c.push_back(Cell::str(m.npu));
+    c.push_back(Cell::str(m.bench));
     c.push_back(consistent);
     result_and_messages(l.rules != ResultRules::legacy);
     if (l.rules != ResultRules::legacy) stack_cell();

@@ -18,8 +18,17 @@ struct CompareOptions {
   /// Drop extent-1 dimensions first (msprobe ≥ 2026-05 calls np.squeeze, so
   /// shape [1] is 0-d and [1, 3] matches [3]).
   bool squeeze = true;
-  /// eps added at bench zeros; 0 = automatic: float32 eps when both sides are
-  /// 16/32-bit floats, float64 eps otherwise (numpy result_type(n, b, float32)).
+  /// The relative error's arithmetic type.
+  enum class RelativeError : std::uint8_t {
+    /// msprobe's (and numpy's): result_type(npu, bench, float32) — float32 when both sides
+    /// are 16/32-bit floats, and for 0-d tensors whose values fit a float (NumPy 1.x
+    /// value-based casting); float64 otherwise. Thresholds are rounded to that type.
+    promoted,
+    float64,  ///< always float64 (eps and thresholds as given)
+  };
+  RelativeError relative_error = RelativeError::promoted;  ///< see RelativeError
+  /// eps added at bench zeros; 0 = automatic: the eps of the relative error's type
+  /// (float32 eps when both sides are 16/32-bit floats, float64 eps otherwise).
   double zero_bench_eps = 0;
   /// Relative-error thresholds of Comparison::one_thousandth_ratio and
   /// Comparison::five_thousandths_ratio: the share of elements with rel < threshold (strictly).
@@ -34,11 +43,9 @@ struct CompareOptions {
 };
 
 namespace detail {
-inline double default_zero_bench_eps(DType a, DType b) {
-  // msprobe widens 16- and 8-bit floats to float32 before computing.
-  auto narrow = [](DType t) { return t != DType::float64 && is_floating(t); };
-  return narrow(a) && narrow(b) ? 1.1920928955078125e-07 : 2.220446049250313e-16;
-}
+/// msprobe widens bfloat16 and float8 to float32 (float16 stays float16): the dtypes whose relative
+/// error numpy computes in float32.
+inline bool narrow_float(DType t) { return is_floating(t) && t != DType::float64; }
 
 inline void set_all_six(Comparison& c, MetricStatus s) {
   for (Metric* m : {&c.cosine, &c.euclidean_distance, &c.max_abs_err, &c.max_rel_err, &c.one_thousandth_ratio,
@@ -74,10 +81,25 @@ inline void finish_cosine(Comparison& c, const Partial& p) {
   }
 }
 
-/// 0-d: msprobe computes only MaxAbsErr and MaxRelativeErr, on the raw values.
-inline void finish_zero_dim(Comparison& c, double x, double y) {
-  const double abs_err = std::fabs(x - y);
-  const double rel = y == 0 ? std::fabs(x) / c.zero_bench_eps : abs_err / std::fabs(y);
+/// 0-d: msprobe computes only MaxAbsErr and MaxRelativeErr, on the raw values: |n − b| in the
+/// promoted storage type (float16 for two float16, float32 for float32/bfloat16, which msprobe
+/// loads as float32), the relative error in float32 unless a value exceeds FLT_MAX.
+inline void finish_zero_dim(Comparison& c, double x, double y, DType ta, DType tb) {
+  double abs_err = std::fabs(x - y);
+  if (ta == DType::float16 && tb == DType::float16) {
+    abs_err = std::fabs(static_cast<double>(f16_bits_to_f32(f32_to_f16_bits(static_cast<float>(x) - static_cast<float>(y)))));
+  } else if (narrow_float(ta) && narrow_float(tb)) {
+    abs_err = std::fabs(static_cast<double>(static_cast<float>(x) - static_cast<float>(y)));
+  }
+  constexpr double flt_max = 3.4028234663852886e38;
+  if (c.relative_error_float32 && ((std::fabs(x) > flt_max && std::isfinite(x)) || (std::fabs(y) > flt_max && std::isfinite(y)))) {
+    c.relative_error_float32 = false;  // numpy keeps float64 for a value a float cannot hold
+    if (c.zero_bench_eps == 1.1920928955078125e-07) c.zero_bench_eps = 2.220446049250313e-16;
+  }
+  KernelParams k;
+  k.rel_float32 = c.relative_error_float32;
+  k.zero_bench_eps = c.zero_bench_eps;
+  const double rel = relative_error(x, y, k);
   c.max_abs_err = std::isnan(abs_err) ? Metric::none(MetricStatus::nan) : Metric::of(abs_err);
   c.max_rel_err = std::isnan(rel) ? Metric::none(MetricStatus::nan) : Metric::of(rel);
   c.max_abs_index = c.max_rel_index = 0;
@@ -121,7 +143,10 @@ namespace detail {
 inline bool start_comparison(Comparison& c, const TensorView& a, const TensorView& b, const CompareOptions& o) {
   c.numel = a.numel();
   c.dtypes_match = a.dtype == b.dtype;
-  c.zero_bench_eps = o.zero_bench_eps > 0 ? o.zero_bench_eps : default_zero_bench_eps(a.dtype, b.dtype);
+  // 0-d: NumPy 1.x value-based casting gives float32 for any dtype (values permitting).
+  c.relative_error_float32 = o.relative_error == CompareOptions::RelativeError::promoted &&
+                             ((narrow_float(a.dtype) && narrow_float(b.dtype)) || (a.rank() == 0 && b.rank() == 0));
+  c.zero_bench_eps = o.zero_bench_eps > 0 ? o.zero_bench_eps : c.relative_error_float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
   if (c.numel == 0 || b.numel() == 0) {
     c.validation = Validation::empty;
     c.messages.push_back("This is empty data, can not compare.");
@@ -137,8 +162,15 @@ inline bool start_comparison(Comparison& c, const TensorView& a, const TensorVie
   return true;
 }
 
+/// The fused pass's parameters; float32 thresholds are rounded to float, as numpy compares a
+/// float32 array with a Python float.
 inline KernelParams kernel_params(const Comparison& c, const CompareOptions& o) {
-  return KernelParams{c.zero_bench_eps, {o.rel_thresholds[0], o.rel_thresholds[1]}};
+  KernelParams k;
+  k.zero_bench_eps = c.zero_bench_eps;
+  k.rel_float32 = c.relative_error_float32;
+  for (int i = 0; i < 2; ++i)
+    k.rel_thresholds[i] = k.rel_float32 ? static_cast<double>(static_cast<float>(o.rel_thresholds[i])) : o.rel_thresholds[i];
+  return k;
 }
 
 /// compare() after the fused pass produced `p` over the squeezed views `a`,
@@ -162,7 +194,7 @@ void finish_comparison(Comparison& c, const TensorView& a, const TensorView& b, 
         "This is type of 0-d tensor, can not calculate 'Cosine', 'EucDist', 'One Thousandth Err Ratio' and "
         "'Five Thousandths Err Ratio'. ");
     set_all_six(c, MetricStatus::unsupported);
-    finish_zero_dim(c, element_at(a, 0), element_at(b, 0));
+    finish_zero_dim(c, element_at(a, 0), element_at(b, 0), a.dtype, b.dtype);
     return;
   }
   if (!c.nonfinite_positions_match) {

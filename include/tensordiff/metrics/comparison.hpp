@@ -81,6 +81,7 @@ struct Comparison {
   std::uint64_t first_nonfinite_mismatch = no_index;  ///< the first such position (C order)
   bool dtypes_match = true;                           ///< both sides have the same dtype
   double zero_bench_eps = 0;  ///< the eps the relative error used at bench zeros
+  bool relative_error_float32 = true;  ///< the relative error was computed in float32 (else float64)
 
   ///@{ Per-side statistics over the raw values, with the callers' shapes.
   Summary actual, expected;

@@ -10,6 +10,7 @@
 // (CsvOptions::Formula::reject, the Compat::msprobe choice); tensordiff's
 // default prefixes the cell with a single quote so spreadsheets show it as text.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -54,6 +55,19 @@ inline std::string result_file_name(int rank, const std::string& timestamp, cons
   if (!step.empty()) s += step + "_";
   if (rank >= 0) s += "rank" + std::to_string(rank) + "_";
   return s + timestamp + ext;
+}
+
+/// The result file of one rank (`multi_rank`: DumpComparison::multi_rank). Compat::msprobe:
+/// msprobe's suffix, the NPU rank folder's own name (`compare_result_rank3_<ts>.csv`,
+/// `compare_result_rank_<ts>.csv`, `compare_result_proc1234_<ts>.csv`); otherwise
+/// `compare_result_rank{N}_<ts>.csv` for multi-rank dumps. Per-step files get `step{N}_` first.
+inline std::string result_file_name(const match::RankComparison& rc, match::Compat compat, bool multi_rank,
+                                    const std::string& timestamp) {
+  if (compat != match::Compat::msprobe) return result_file_name(multi_rank ? std::max(rc.rank, 0) : -1, timestamp, rc.step);
+  std::string s = "compare_result_";
+  if (!rc.step.empty()) s += rc.step + "_";
+  if (!rc.npu_folder.empty()) s += rc.npu_folder + "_";
+  return s + timestamp + ".csv";
 }
 
 namespace detail {

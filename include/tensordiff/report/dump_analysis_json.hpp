@@ -23,12 +23,21 @@ inline nlohmann::ordered_json opt_json(const std::optional<std::string>& x) {
 }
 }  // namespace detail
 
+namespace detail {
+/// The divergence's entry; when no entry's outputs fail while its inputs pass (say the first
+/// failing row is an unmatched input), the entry of the first failing item. Null when none.
+inline nlohmann::ordered_json named_entry(const match::FirstDivergence& f) {
+  const std::string& e = f.entry.empty() ? f.first_item_entry : f.entry;
+  return e.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e);
+}
+}  // namespace detail
+
 /// {step, rank, entry, entry_index, outputs, tripped, messages, min_cosine, max_abs_err, max_rel_err, stack}
 inline nlohmann::ordered_json first_divergence_json(const match::RankComparison& rc, const match::FirstDivergence& f) {
   nlohmann::ordered_json j;
   j["step"] = f.step.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f.step);
   j["rank"] = f.rank >= 0 ? nlohmann::ordered_json(f.rank) : nlohmann::ordered_json(nullptr);
-  j["entry"] = f.entry.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f.entry);
+  j["entry"] = detail::named_entry(f);
   j["entry_index"] = f.entry_index;
   nlohmann::ordered_json outs = nlohmann::ordered_json::array();
   for (std::size_t i : f.failing_rows) outs.push_back(rc.npu_items[rc.rows[i].npu].name);
@@ -95,7 +104,7 @@ inline nlohmann::ordered_json summary_json(const match::DumpComparison& r) {
   if (r.first_divergence) {
     j["first_divergence"] = {{"step", r.first_divergence->step},
                              {"rank", r.first_divergence->rank},
-                             {"entry", r.first_divergence->entry},
+                             {"entry", detail::named_entry(*r.first_divergence)},
                              {"origin_module", detail::opt_json(r.first_divergence->origin_module)},
                              {"origin_api", detail::opt_json(r.first_divergence->origin_api)},
                              {"first_item", r.first_divergence->first_item}};

@@ -125,13 +125,55 @@ template <class D> struct SideAcc {
   }
 };
 
-/// Per-lane error terms of detail::accumulate_error for finite lanes. Where
-/// b == 0, |a − b| is |a|, so one select (the denominator) suffices.
+/// Rounds double lanes to the nearest float (ties to even; overflow to ±inf: Highway's
+/// emulated targets clamp to ±FLT_MAX instead, so overflow is selected explicitly).
+template <class D> HWY_INLINE hn::Vec<D> RoundToFloat(D d, hn::Vec<D> v) {
+  const hn::Rebind<float, D> df;
+  const auto r = hn::PromoteTo(d, hn::DemoteTo(df, v));
+  const auto overflow = hn::Ge(hn::Abs(v), hn::Set(d, 0x1p128 - 0x1p103));  // rounds past FLT_MAX
+  return hn::IfThenElse(overflow, hn::CopySign(hn::Set(d, detail::inf()), v), r);
+}
+
+/// The relative-error parameters as vectors.
+template <class D> struct RelParams {
+  hn::Vec<D> eps, t0, t1;
+  bool f32;           ///< the float32 relative error
+  bool round_inputs;  ///< f32 and an input type wider than float (16/32-bit floats are exact)
+  HWY_INLINE RelParams(D d, const KernelParams& k, bool inputs_are_floats)
+      : eps(hn::Set(d, k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps)),
+        t0(hn::Set(d, k.rel_thresholds[0])), t1(hn::Set(d, k.rel_thresholds[1])), f32(k.rel_float32),
+        round_inputs(k.rel_float32 && !inputs_are_floats) {}
+};
+
+template <class T>
+inline constexpr bool is_narrow_float_v =
+    std::is_same_v<T, float> || std::is_same_v<T, ::tensordiff::float16> || std::is_same_v<T, ::tensordiff::bfloat16>;
+
+/// Per-lane error terms of detail::accumulate_error for finite lanes; the
+/// relative error is detail::relative_error. Its float32 form runs in double
+/// lanes rounded to float after every operation: for +, −, ÷ of floats that
+/// equals float arithmetic (53 ≥ 2·24 + 2 bits, so the double rounding is
+/// innocuous).
 template <class D> struct PairTerms {
   hn::Vec<D> diff, ad, rel;
-  HWY_INLINE PairTerms(D d, hn::Vec<D> va, hn::Vec<D> vb, hn::Vec<D> eps)
-      : diff(hn::Sub(va, vb)), ad(hn::Abs(diff)),
-        rel(hn::Div(ad, hn::IfThenElse(hn::Eq(vb, hn::Zero(d)), eps, hn::Abs(vb)))) {}
+  HWY_INLINE PairTerms(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r)
+      : diff(hn::Sub(va, vb)), ad(hn::Abs(diff)), rel(Rel(d, va, vb, r)) {}
+  static HWY_INLINE hn::Vec<D> Rel(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r) {
+    if (r.round_inputs) {
+      va = RoundToFloat(d, va);
+      vb = RoundToFloat(d, vb);
+    }
+    const auto zero = hn::Eq(vb, hn::Zero(d));
+    auto n = hn::Add(va, r.eps);
+    if (r.f32) n = RoundToFloat(d, n);
+    n = hn::IfThenElse(zero, n, va);
+    const auto den = hn::IfThenElse(zero, r.eps, vb);
+    auto num = hn::Sub(n, den);
+    if (r.f32) num = RoundToFloat(d, num);
+    auto q = hn::Div(num, den);
+    if (r.f32) q = RoundToFloat(d, q);
+    return hn::Abs(q);
+  }
 };
 
 /// The accumulators of one block. Maxima are kept per lane without their
@@ -146,10 +188,10 @@ template <class D> struct BlockAcc {
       : dot(hn::Zero(d)), ssd(hn::Zero(d)), sad(hn::Zero(d)), srel(hn::Zero(d)), max_abs(hn::Set(d, -1.0)),
         max_rel(hn::Set(d, -1.0)), below0(hn::Zero(d)), below1(hn::Zero(d)), a(d), b(d) {}
 
-  HWY_INLINE void Add(D d, hn::Vec<D> va, hn::Vec<D> vb, hn::Vec<D> eps, hn::Vec<D> t0, hn::Vec<D> t1) {
+  HWY_INLINE void Add(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r) {
     a.Add(va);
     b.Add(vb);
-    const PairTerms<D> e(d, va, vb, eps);
+    const PairTerms<D> e(d, va, vb, r);
     dot = hn::MulAdd(va, vb, dot);
     ssd = hn::MulAdd(e.diff, e.diff, ssd);
     sad = hn::Add(sad, e.ad);
@@ -157,8 +199,8 @@ template <class D> struct BlockAcc {
     srel = hn::Add(srel, e.rel);
     max_rel = hn::Max(max_rel, e.rel);
     const auto one = hn::Set(d, 1.0);
-    below0 = hn::Add(below0, hn::IfThenElseZero(hn::Lt(e.rel, t0), one));
-    below1 = hn::Add(below1, hn::IfThenElseZero(hn::Lt(e.rel, t1), one));
+    below0 = hn::Add(below0, hn::IfThenElseZero(hn::Lt(e.rel, r.t0), one));
+    below1 = hn::Add(below1, hn::IfThenElseZero(hn::Lt(e.rel, r.t1), one));
   }
 
   /// Whether every lane summed finite values only. For inputs that widen
@@ -201,11 +243,11 @@ template <class D> struct BlockAcc {
 /// them, and merge() keeps the smaller index on a tie).
 template <bool kRel, class D, class TA, class TB>
 HWY_INLINE size_t BlockIndexOf(D d, const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
-                               double target, hn::Vec<D> eps) {
+                               double target, const RelParams<D>& r) {
   const auto want = hn::Set(d, target);
   for (size_t j = begin; j < end; j += hn::Lanes(d)) {
     const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
-    const PairTerms<D> e(d, va, vb, eps);
+    const PairTerms<D> e(d, va, vb, r);
     const auto hit = hn::And(hn::Eq(kRel ? e.rel : e.ad, want), hn::And(hn::IsFinite(va), hn::IsFinite(vb)));
     const intptr_t lane = hn::FindFirstTrue(d, hit);
     if (lane >= 0) return j + static_cast<size_t>(lane);
@@ -225,9 +267,7 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   const hn::ScalableTag<double> d;
   using D = std::remove_const_t<decltype(d)>;
   const size_t N = hn::Lanes(d);
-  const auto eps = hn::Set(d, k.zero_bench_eps);
-  const auto t0 = hn::Set(d, k.rel_thresholds[0]);
-  const auto t1 = hn::Set(d, k.rel_thresholds[1]);
+  const RelParams<D> rp(d, k, is_narrow_float_v<TA> && is_narrow_float_v<TB>);
   Partial p;
 
   // Each lane (and the scalar fallback) sums at most 4·N·kBlockSteps terms
@@ -244,7 +284,7 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
     BlockAcc<D> acc(d);
     Partial fallback;  // vectors holding a non-finite lane: scalar reference
     for (size_t j = begin; j < end; j += N)
-      acc.Add(d, LoadAsDouble(d, pa + j), LoadAsDouble(d, pb + j), eps, t0, t1);
+      acc.Add(d, LoadAsDouble(d, pa + j), LoadAsDouble(d, pb + j), rp);
     if (!kIntegral && HWY_UNLIKELY(!acc.AllFinite(d))) {
       acc = BlockAcc<D>(d);
       for (size_t j = begin; j < end; j += N) {
@@ -253,7 +293,7 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
           for (size_t l = 0; l < N; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
           continue;
         }
-        acc.Add(d, va, vb, eps, t0, t1);
+        acc.Add(d, va, vb, rp);
       }
     }
     double max_abs = -1, max_rel = -1;
@@ -262,11 +302,11 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
     // the index; ties with the fallback resolve in merge() (smaller index).
     if (max_abs > p.max_abs_diff) {
       p.max_abs_diff = max_abs;
-      p.max_abs_index = first + BlockIndexOf<false>(d, pa, pb, begin, end, max_abs, eps);
+      p.max_abs_index = first + BlockIndexOf<false>(d, pa, pb, begin, end, max_abs, rp);
     }
     if (max_rel > p.max_rel) {
       p.max_rel = max_rel;
-      p.max_rel_index = first + BlockIndexOf<true>(d, pa, pb, begin, end, max_rel, eps);
+      p.max_rel_index = first + BlockIndexOf<true>(d, pa, pb, begin, end, max_rel, rp);
     }
     p.merge(fallback);
     begin = end;

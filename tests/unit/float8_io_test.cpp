@@ -4,18 +4,21 @@
 // and compare() on them agree with long-double references computed from that table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <tensordiff/io/npy.hpp>
 #include <tensordiff/io/pt.hpp>
 #include <tensordiff/io/registry.hpp>
 #include <tensordiff/io/safetensors.hpp>
 #include <tensordiff/metrics/compare.hpp>
+#include <tensordiff/metrics/detail/elementwise.hpp>
 #include <tensordiff/metrics/summary.hpp>
 
 namespace {
@@ -175,6 +178,23 @@ TEST(Float8Files, CompareFloat8PairsAndAgainstFloat32) {
     EXPECT_NEAR(c.euclidean_distance.value, static_cast<double>(std::sqrt(sq)), 1e-12 * static_cast<double>(std::sqrt(sq)) + 1e-300);
     EXPECT_EQ(mismatch, 0u);
     EXPECT_GT(max_abs, 0);  // the data differ: the test can fail
+  }
+}
+
+// ULP distance in float8 (the ulp standard): the number of representable values between two
+// finite values, counted on the table's sorted finite values (±0 one value).
+TEST(Float8Files, UlpDistanceCountsTableValues) {
+  for (int fmt = 0; fmt < 2; ++fmt) {
+    std::vector<long double> v;
+    for (int b = 0; b < 256; ++b)
+      if (std::isfinite(table().v[fmt][b]) && !(b == 0x80)) v.push_back(table().v[fmt][b]);  // -0 == +0
+    std::sort(v.begin(), v.end());
+    const DType t = fmt ? DType::float8_e5m2 : DType::float8_e4m3fn;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      for (std::size_t j = 0; j < v.size(); ++j)
+        ASSERT_EQ(detail::ulp_distance(static_cast<double>(v[i]), static_cast<double>(v[j]), t),
+                  static_cast<double>(i > j ? i - j : j - i))
+            << dtype_name(t) << " " << static_cast<double>(v[i]) << " " << static_cast<double>(v[j]);
   }
 }
 

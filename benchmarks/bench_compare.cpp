@@ -15,9 +15,11 @@
 #include <memory>
 #include <thread>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensordiff/metrics/compare.hpp"
+#include "tensordiff/kernels/default.hpp"
 #include "tensordiff/kernels/scalar.hpp"
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
 #include "tensordiff/kernels/highway.hpp"
@@ -105,6 +107,57 @@ template <class Kernel, class TA, class TB> void bm_compare(benchmark::State& st
   st.counters["cos_err"] = std::fabs(c.cosine.value - d.cos_ref);
   st.counters["l2_err"] = d.l2_ref > 0 ? std::fabs(c.euclidean_distance.value - d.l2_ref) / d.l2_ref : 0.0;
 }
+
+/// compare() of a lean metric set (see metric::): assert_close's, cosine + max abs, statistics.
+template <class Kernel, class TA, class TB>
+void bm_compare_set(benchmark::State& st, std::size_t bytes, unsigned threads, MetricSet set) {
+  const std::size_t n = bytes / (sizeof(TA) + sizeof(TB));
+  const DataSet& d = data<TA, TB>(n, std::string(dtype_name(dtype_of<TA>())) + dtype_name(dtype_of<TB>()) + std::to_string(n));
+  const Shape shape{static_cast<std::int64_t>(n)};
+  const TensorView va(d.a.get(), dtype_of<TA>(), shape), vb(d.b.get(), dtype_of<TB>(), shape);
+  CompareOptions o;
+  o.threads = threads;
+  o.metrics = set;
+  for (auto _ : st) benchmark::DoNotOptimize(compare<Kernel>(va, vb, o).partial.count);
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(n * (sizeof(TA) + sizeof(TB))));
+}
+
+/// compare() of a contiguous side against a transposed one: the expected side is the same
+/// buffer read as the transpose of a rows × cols column-major matrix (the tiled walker).
+template <class Kernel, class T> void bm_compare_transposed(benchmark::State& st, std::size_t bytes, unsigned threads) {
+  const std::size_t n = bytes / (2 * sizeof(T));
+  const DataSet& d = data<T, T>(n, std::string(dtype_name(dtype_of<T>())) + dtype_name(dtype_of<T>()) + std::to_string(n));
+  const std::int64_t rows = 1024, cols = static_cast<std::int64_t>(n) / rows;
+  const TensorView va(d.a.get(), dtype_of<T>(), Shape{rows, cols});
+  const TensorView vb(d.b.get(), dtype_of<T>(), Shape{rows, cols}, Strides{1, rows});
+  CompareOptions o;
+  o.threads = threads;
+  for (auto _ : st) benchmark::DoNotOptimize(compare<Kernel>(va, vb, o).partial.count);
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(rows * cols * 2 * sizeof(T)));
+}
+
+#if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
+/// The ablation of the float-lane pass on one thread (kernels::Highway::ablation; stage 4 is the
+/// whole kernel, Highway::accumulate over the buffer, with NaN / inf handling and indices).
+template <class T> void bm_ablation(benchmark::State& st, std::size_t bytes, int stage) {
+  const std::size_t n = bytes / (2 * sizeof(T));
+  const DataSet& d = data<T, T>(n, std::string(dtype_name(dtype_of<T>())) + dtype_name(dtype_of<T>()) + std::to_string(n));
+  const T* a = reinterpret_cast<const T*>(d.a.get());
+  const T* b = reinterpret_cast<const T*>(d.b.get());
+  KernelParams k;
+  for (double& t : k.rel_thresholds) t = static_cast<float>(t);
+  for (auto _ : st) {
+    if (stage < 4) {
+      benchmark::DoNotOptimize(kernels::Highway::ablation(stage, a, b, n));
+    } else {
+      Partial p;
+      kernels::Highway::accumulate(a, b, n, 0, k, p);
+      benchmark::DoNotOptimize(p.dot);
+    }
+  }
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(n * 2 * sizeof(T)));
+}
+#endif
 
 /// Sum of n 64-bit words with four independent accumulators (Highway when built).
 std::uint64_t sum_words(const std::uint64_t* p, std::size_t n) {
@@ -205,7 +258,32 @@ template <class Kernel> void register_backend(const char* backend, std::size_t b
   reg("int32", [bytes, t](benchmark::State& s) { bm_compare<Kernel, std::int32_t, std::int32_t>(s, bytes, t); });
 }
 
+/// The lean metric sets and the transposed view, for one backend.
+template <class Kernel> void register_lean(const char* backend, std::size_t bytes, unsigned t) {
+  const std::string tail = "/" + std::string(backend) + "/" + std::to_string(bytes) + "/t" + std::to_string(t);
+  auto reg = [&](const std::string& name, auto fn) {
+    auto* b = benchmark::RegisterBenchmark((name + tail).c_str(), fn);
+    b->Unit(benchmark::kMicrosecond)->UseRealTime();
+    if (bytes >= (std::size_t{256} << 20)) b->Iterations(3);
+  };
+  const std::pair<const char*, MetricSet> sets[] = {{"assert_close", metric::assert_close},
+                                                    {"cosine_max_abs", metric::cosine | metric::max_abs},
+                                                    {"statistics", metric::statistics}};
+  for (const auto& [name, set] : sets) {
+    const MetricSet m = set;
+    reg(std::string("BM_compare_set/") + name + "/f32",
+        [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, float, float>(s, bytes, t, m); });
+    reg(std::string("BM_compare_set/") + name + "/bf16",
+        [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, bfloat16, bfloat16>(s, bytes, t, m); });
+    reg(std::string("BM_compare_set/") + name + "/f16",
+        [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, float16, float16>(s, bytes, t, m); });
+  }
+  reg("BM_compare_transposed/f32", [bytes, t](benchmark::State& s) { bm_compare_transposed<Kernel, float>(s, bytes, t); });
+}
+
 int register_all() {
+  // The header of every run names the SIMD target the default kernel dispatched to.
+  benchmark::AddCustomContext("tensordiff_kernel", kernels::default_kernel_description());
   std::vector<std::size_t> sizes = {32u << 10, 1u << 20, 16u << 20};
   const char* large = std::getenv("TD_BENCH_LARGE");
   if (large && *large && *large != '0') sizes.push_back(std::size_t{512} << 20);
@@ -219,6 +297,20 @@ int register_all() {
       register_backend<kernels::Scalar>("scalar", bytes, t);
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
       register_backend<kernels::Highway>("highway", bytes, t);
+      register_lean<kernels::Highway>("highway", bytes, t);
+      if (t == 1) {
+        for (int stage = 0; stage <= 4; ++stage) {
+          const std::string tail = "/s" + std::to_string(stage) + "/" + std::to_string(bytes) + "/t1";
+          auto reg = [&](const char* dt, auto fn) {
+            auto* b = benchmark::RegisterBenchmark(("BM_ablation/" + std::string(dt) + tail).c_str(), fn);
+            b->Unit(benchmark::kMicrosecond)->UseRealTime();
+            if (bytes >= (std::size_t{256} << 20)) b->Iterations(3);
+          };
+          reg("f32", [bytes, stage](benchmark::State& s) { bm_ablation<float>(s, bytes, stage); });
+          reg("bf16", [bytes, stage](benchmark::State& s) { bm_ablation<bfloat16>(s, bytes, stage); });
+          reg("f16", [bytes, stage](benchmark::State& s) { bm_ablation<float16>(s, bytes, stage); });
+        }
+      }
 #endif
 #if defined(TD_HAS_XSIMD) && TD_HAS_XSIMD
       register_backend<kernels::Xsimd>("xsimd", bytes, t);
@@ -238,6 +330,20 @@ int register_all() {
                                  [bytes](benchmark::State& s) {
                                    bm_hash(s, bytes, [](const void* p, std::size_t m) { return crc32(p, m); });
                                  })->Unit(benchmark::kMicrosecond);
+    // CRC-32 of a view: contiguous vs transposed (the tiled walk gathers whole rows in bands)
+    for (bool transposed : {false, true}) {
+      benchmark::RegisterBenchmark(
+          (std::string("BM_crc32_view/") + (transposed ? "transposed/" : "contiguous/") + std::to_string(bytes / 2)).c_str(),
+          [bytes, transposed](benchmark::State& s) {
+            const std::size_t n = bytes / 8;
+            const DataSet& d = data<float, float>(n, std::string("float32float32") + std::to_string(n));
+            const std::int64_t rows = 1024, cols = static_cast<std::int64_t>(n) / rows;
+            const TensorView v = transposed ? TensorView(d.a.get(), DType::float32, Shape{rows, cols}, Strides{1, rows})
+                                            : TensorView(d.a.get(), DType::float32, Shape{rows, cols});
+            for (auto _ : s) benchmark::DoNotOptimize(crc32(v));
+            s.SetBytesProcessed(static_cast<std::int64_t>(s.iterations()) * rows * cols * 4);
+          })->Unit(benchmark::kMicrosecond);
+    }
 #endif
   }
   return 0;

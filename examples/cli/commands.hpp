@@ -34,6 +34,7 @@ struct DiffArgs {
   std::string save_diff;
   bool strict = false;
   std::string target;  ///< forced SIMD target (Highway), "" = best
+  std::string metrics = "all";  ///< --metrics: comma-separated names (metric_set_from_names)
   ReadArgs read;
 };
 
@@ -85,5 +86,9 @@ int run_merge(const MergeArgs&);
 
 /// "0.1.0 (MPI: Open MPI v4.1.4)" or "0.1.0 (MPI: not built)".
 std::string version_text();
+
+/// The kernel in use and the ABI tag, for --version: "kernel: highway AVX3_DL (run-time
+/// dispatch)\nabi: v0_1_hwy_dyn_zlib_yaml".
+std::string kernel_text();
 
 }  // namespace cli

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <string>
 #include <new>
 #include <tensordiff/core/error.hpp>
 #include <tensordiff/io/registry.hpp>
@@ -35,7 +37,7 @@ std::string format_list() {
 int main(int argc, char** argv) {
   tensordiff::io::register_safetensors();  // the CLI reads every format the library has
   CLI::App app{"tensordiff — fast, exact tensor and dump comparison"};
-  app.set_version_flag("--version", cli::version_text());
+  app.set_version_flag("--version", std::function<std::string()>([] { return cli::version_text() + "\n" + cli::kernel_text(); }));
   app.require_subcommand(1);
 
   cli::StatArgs stat;
@@ -61,6 +63,10 @@ int main(int argc, char** argv) {
   c_diff->add_option("--atol", diff.atol, "absolute tolerance (overrides the standard's)");
   c_diff->add_option("--save-diff", diff.save_diff, "Write a - b (float64) to this .npy file");
   c_diff->add_flag("--strict", diff.strict, "Exit 1 on warnings too");
+  c_diff->add_option("--metrics", diff.metrics,
+                     "metrics to compute, comma-separated: cosine, euclidean, max_abs, max_rel, thousandths, mean_abs, "
+                     "mean_rel, rmse, statistics, all, assert_close (the others print as not requested)")
+      ->capture_default_str();
   add_read_options(c_diff, diff.read);
 
   cli::CompareArgs cmp;

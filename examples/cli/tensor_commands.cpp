@@ -8,6 +8,7 @@
 #include <tensordiff/metrics/standards.hpp>
 #include <tensordiff/report/json.hpp>
 #include <tensordiff/report/text.hpp>
+#include <tensordiff/version.hpp>
 
 #include "commands.hpp"
 
@@ -110,6 +111,7 @@ int run_diff(const DiffArgs& a) {
   const td::Standard standard = td::standard_from_name(a.standard, a.rtol, a.atol);
   td::CompareOptions opt;
   opt.threads = 0;
+  opt.metrics = td::metric_set_from_names(a.metrics);
   const td::Comparison c = td::compare(va, vb, opt);
   const td::Verdict verdict = standard.check(va, vb);
   if (!a.save_diff.empty()) td::io::save_npy(a.save_diff, td::difference(va, vb).view());
@@ -145,3 +147,7 @@ int run_diff(const DiffArgs& a) {
 }
 
 }  // namespace cli
+
+std::string cli::kernel_text() {
+  return std::string("kernel: ") + tensordiff::kernels::default_kernel_description() + "\nabi: " + tensordiff::abi_tag();
+}

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tensordiff/version.hpp>
 #include <string>
 
 #include "shell_run.hpp"
@@ -206,6 +207,27 @@ TEST(Cli, CompareWritesOneHtmlReportForAllRanksAndSteps) {
       EXPECT_NE(page.find(label), std::string::npos) << label;
     fs::remove_all(out);
   }
+}
+
+TEST(Cli, VersionNamesTheKernelTarget) {
+  const CliRun r = run("--version");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(TD_VERSION_STRING, 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\nkernel: "), std::string::npos) << r.out;  // "highway AVX3 (run-time dispatch)" or "scalar"
+}
+
+TEST(Cli, DiffMetricsSelectsTheMetricSet) {
+  const std::string a = data("npy/float32_fortran_3x4.npy");
+  const CliRun r = run("diff --json --metrics cosine,max_rel " + a + " " + a);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cosine"], 1.0);
+  EXPECT_EQ(j["max_rel_err"], 0.0);
+  EXPECT_EQ(j["max_abs_err"], "not requested");
+  EXPECT_EQ(j["rmse"], "not requested");
+  const CliRun bad = run("diff --metrics cosine,bogus " + a + " " + a);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("unknown metric 'bogus'"), std::string::npos) << bad.err;
 }
 
 // --compat msprobe: msprobe's file suffix (the NPU rank folder's name), and statistics + fuzzy,

@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tensordiff/core/thread_pool.hpp"
+#include "tensordiff/core/element_access.hpp"
 #include "tensordiff/metrics/compare_many.hpp"
 
 namespace {
@@ -80,6 +84,12 @@ TEST(ParallelCompare, BitwiseIdenticalForAnyThreadCount) {
   set_default_threads(4);  // more threads than cores: still identical
   o.threads = 0;
   expect_identical(compare(a.data(), b.data(), n, o).partial, one.partial);
+  // The defaults: threads on a tensor this big (above parallel_min_elements), same result.
+  ASSERT_GE(n, CompareOptions{}.parallel_min_elements);
+  expect_identical(compare(a.data(), b.data(), n).partial, one.partial);
+  // Below the threshold: the calling thread alone, same result.
+  o.parallel_min_elements = n + 1;
+  expect_identical(compare(a.data(), b.data(), n, o).partial, one.partial);
   set_default_threads(0);
 }
 
@@ -109,6 +119,53 @@ TEST(ParallelCompare, StridedViewsMatchScalar) {
   EXPECT_EQ(g2.partial.max_abs_index, w2.partial.max_abs_index);
   EXPECT_EQ(g2.partial.rel_below[1], w2.partial.rel_below[1]);
   EXPECT_NEAR(g2.partial.dot, w2.partial.dot, 1e-12 * std::fabs(w2.partial.dot) + 1e-9);
+}
+
+/// Equal, or both NaN (byte-swapped random floats are often NaN).
+bool same_value(float x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
+
+/// The walkers against element_as_double: every flat position of [begin, end) exactly once,
+/// with its value; for_each_run (hashing) also in C order.
+void check_walk(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end) {
+  SCOPED_TRACE("range " + std::to_string(begin) + ".." + std::to_string(end));
+  std::vector<int> seen(end - begin, 0);
+  detail::for_each_run_pair<float, float>(a, b, begin, end, [&](const float* pa, const float* pb, std::size_t n, std::uint64_t pos) {
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_LT(pos + i, end);
+      ASSERT_GE(pos + i, begin);
+      ++seen[pos + i - begin];
+      ASSERT_PRED2(same_value, pa[i], element_as_double(a, pos + i)) << pos + i;
+      ASSERT_PRED2(same_value, pb[i], element_as_double(b, pos + i)) << pos + i;
+    }
+  });
+  for (std::size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "position " << begin + i;
+  std::uint64_t next = begin;
+  detail::for_each_run<float>(a, begin, end, [&](const float* p, std::size_t n, std::uint64_t pos) {
+    ASSERT_EQ(pos, next);  // C order
+    for (std::size_t i = 0; i < n; ++i) ASSERT_PRED2(same_value, p[i], element_as_double(a, pos + i));
+    next = pos + n;
+  });
+  EXPECT_EQ(next, end);
+}
+
+TEST(TiledWalk, TransposedPermutedAndWideViews) {
+  // transposed 37 x 301, both sides and one side; a wide transposed 20 x 9000 (rows in pieces);
+  // a permuted 3-d view; byte-swapped transposed; ranges that start and end inside rows.
+  auto base = random_floats(400000, 5);
+  const TensorView t1(base.data(), DType::float32, Shape{37, 301}, Strides{1, 37});
+  const TensorView c1(base.data() + 20000, DType::float32, Shape{37, 301});
+  const TensorView wide(base.data(), DType::float32, Shape{20, 9000}, Strides{1, 20});
+  const TensorView wide_c(base.data() + 200000, DType::float32, Shape{20, 9000});
+  const TensorView perm(base.data(), DType::float32, Shape{6, 35, 40}, Strides{1, 6 * 40, 6});
+  const TensorView perm_c(base.data() + 100000, DType::float32, Shape{6, 35, 40});
+  TensorView swapped = t1;
+  swapped.byte_order = t1.is_native_order() ? ByteOrder::big : ByteOrder::little;
+  for (auto [a, b] : {std::pair{t1, c1}, std::pair{c1, t1}, std::pair{t1, t1}, std::pair{wide, wide_c},
+                      std::pair{perm, perm_c}, std::pair{swapped, c1}}) {
+    const std::uint64_t n = a.numel();
+    for (auto [lo, hi] : {std::pair<std::uint64_t, std::uint64_t>{0, n}, {5, n - 7}, {301 * 3 + 1, 301 * 9}, {0, 1}})
+      check_walk(a, b, lo, hi);
+  }
 }
 
 TEST(CompareMany, SameAsOneByOne) {

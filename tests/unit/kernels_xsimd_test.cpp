@@ -2,7 +2,7 @@
 // around the block and batch sizes, misaligned starts, split runs.
 #include "tensordiff/kernels/xsimd.hpp"
 
-#include "kernels_test_common.hpp"
+#include "kernels_adversarial.hpp"
 
 namespace {
 using namespace tensordiff;
@@ -12,6 +12,13 @@ using td_test::check_all_lengths;
   TEST(XsimdKernel, NAME) { check_all_lengths<kernels::Xsimd, TA, TB>(); }
 
 TD_FOR_EACH_KERNEL_PAIR(TD_PAIR_TEST)
+
+// Adversarial data (thresholds hit exactly, ties, zeros, denormals, exponent gaps, NaN / inf
+// at block edges, lengths 0 .. 3·block + 7, lean metric sets).
+#define TD_ADV_TEST(NAME, TA, TB) \
+  TEST(XsimdAdversarial, NAME) { td_test::check_adversarial<kernels::Xsimd, TA, TB>(); }
+
+TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
 
 // The float32 relative error runs in double lanes rounded to float by an add/subtract trick:
 // it must equal the conversion (double)(float)x — ties, float subnormals, overflow included.

@@ -23,14 +23,16 @@
 // TD_HAS_ZLIB=1, ::yaml → TD_HAS_YAML); a program may also define them by
 // hand. They are read exactly as the headers read them:
 //   TD_HAS_HIGHWAY  kernels::Default is Highway (else the scalar reference)
-//   TD_HWY_DYNAMIC  kernels::Highway dispatches at run time (else the static
-//                   target of the compiler flags); its default is set here
+//   TD_HWY_DYNAMIC  kernels::Highway dispatches at run time (default 1; 0 = the
+//                   static target of the compiler flags); its default is set here
 //   TD_HAS_ZLIB     zip/npz readers inflate deflated members
 //   TD_HAS_YAML     msprobe mapping files are read (defined = on, as the match headers test it)
 #ifndef TD_HWY_DYNAMIC
-/// 1: kernels::Highway picks the best SIMD target at run time (HWY_DYNAMIC_DISPATCH); 0 (the
-/// default): it uses the static target of the compiler flags. Part of the ABI namespace.
-#define TD_HWY_DYNAMIC 0
+/// 1 (the default): kernels::Highway compiles every attainable SIMD target and picks the best
+/// one this CPU runs, at run time, so a consumer built with distribution-default flags (no
+/// -march) still gets AVX2 / AVX-512 code. 0: only the static target of the compiler flags
+/// (Highway 1.0.3 falls back to SSSE3 without -march). Part of the ABI namespace.
+#define TD_HWY_DYNAMIC 1
 #endif
 
 // ABI tags (as nlohmann/json does): every setting above is part of the inline

@@ -1,20 +1,23 @@
 // tensordiff — the Highway kernel (the default when tensordiff::highway is linked).
 //
-// Static dispatch (default): the kernels are compiled once, for the target the
-// compiler flags allow (HWY_STATIC_TARGET). Build with -march=native, or for
-// portable binaries -march=x86-64-v3 -DHWY_DISABLE_PCLMUL_AES: without flags
-// Highway 1.0.3 silently picks SSSE3 (or SCALAR).
+// Run-time dispatch (the default, TD_HWY_DYNAMIC=1, core/config.hpp): this
+// header owns the TU's single hwy/foreach_target.h expansion, compiles every
+// attainable target (from the -march baseline up to AVX3_DL) and picks the
+// best one the CPU supports with its own check (__builtin_cpu_supports) — no
+// libhwy symbol is needed. A consumer built with distribution-default flags
+// (no -march) thus still runs AVX2 / AVX-512 code. Define
+// HWY_COMPILE_ALL_ATTAINABLE too to also compile the targets below the -march
+// baseline (the tests do, to check every target on one machine).
+// A TU that runs its own foreach_target cannot use run-time dispatch; it
+// defines TD_HWY_DYNAMIC=0 and may include kernels/detail/highway-inl.hpp
+// from its HWY_TARGET_INCLUDE instead.
 //
-// Run-time dispatch (opt-in): define TD_HWY_DYNAMIC=1 before including this
-// header, in every TU that includes it (the macro changes kernels::Highway, so
-// mixing settings across TUs is an ODR violation, as with differing -m flags).
-// This header then owns the TU's single hwy/foreach_target.h expansion,
-// compiles every attainable target and picks the best one the CPU supports
-// with its own check (__builtin_cpu_supports) — no libhwy symbol is needed.
-// Define HWY_COMPILE_ALL_ATTAINABLE too to also compile the targets below the
-// -march baseline (the tests do, to check every target on one machine).
-// A TU that runs its own foreach_target cannot use TD_HWY_DYNAMIC; it may
-// include kernels/detail/highway-inl.hpp from its HWY_TARGET_INCLUDE instead.
+// Static dispatch (opt-in): define TD_HWY_DYNAMIC=0 before including any
+// tensordiff header, in every TU (the macro is part of the ABI namespace).
+// The kernels are then compiled once, for the target the compiler flags
+// allow (HWY_STATIC_TARGET): build with -march=native, or for portable
+// binaries -march=x86-64-v3 -DHWY_DISABLE_PCLMUL_AES; without flags Highway
+// 1.0.3 silently picks SSSE3 (or SCALAR).
 //
 // Forcing a target (tests, the CLI's --target): the environment variable
 // TD_FORCE_TARGET (e.g. AVX2, SSE4, SCALAR, read at first use) or
@@ -281,6 +284,19 @@ struct Highway {
       TD_HWY_DISPATCH(Summarize<T>(x, n, out))
     } else {
       Scalar::summarize(x, n, out);
+    }
+  }
+
+  /// Benchmark-only: the float-lane pass cut after `stage` (0 loads, 1 + double sums, 2 +
+  /// maxima, 3 + relative error and thresholds; see detail AblationPass) over n pairs of one
+  /// 16/32-bit float type. The README's ablation table comes from it.
+  template <class T> static double ablation(int stage, const T* a, const T* b, std::size_t n) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, "16/32-bit floats");
+    switch (stage) {
+      case 0: { TD_HWY_DISPATCH(AblationPass<0, T>(a, b, n)) }
+      case 1: { TD_HWY_DISPATCH(AblationPass<1, T>(a, b, n)) }
+      case 2: { TD_HWY_DISPATCH(AblationPass<2, T>(a, b, n)) }
+      default: { TD_HWY_DISPATCH(AblationPass<3, T>(a, b, n)) }
     }
   }
 

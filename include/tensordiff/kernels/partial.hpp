@@ -22,6 +22,51 @@ namespace detail {
 TD_HOST_DEVICE constexpr double inf() { return __builtin_huge_val(); }
 }  // namespace detail
 
+/// A set of metrics (bit flags, see namespace metric): which ones compare() computes.
+/// Combine with `|`; compare<metric::cosine | metric::max_abs>(a, b) asks for two.
+enum class MetricSet : std::uint16_t {};
+/// The union of two metric sets.
+constexpr MetricSet operator|(MetricSet a, MetricSet b) noexcept {
+  return MetricSet{static_cast<std::uint16_t>(static_cast<unsigned>(a) | static_cast<unsigned>(b))};
+}
+/// The intersection of two metric sets.
+constexpr MetricSet operator&(MetricSet a, MetricSet b) noexcept {
+  return MetricSet{static_cast<std::uint16_t>(static_cast<unsigned>(a) & static_cast<unsigned>(b))};
+}
+/// Whether `m` holds any metric of `of`.
+constexpr bool has_any(MetricSet m, MetricSet of) noexcept { return static_cast<unsigned>(m & of) != 0; }
+
+/// The metrics of compare(), one flag each. NaN / inf counts and their positions are always
+/// computed (the validation chain needs them).
+namespace metric {
+inline constexpr MetricSet cosine{1};          ///< Comparison::cosine
+inline constexpr MetricSet euclidean{2};       ///< Comparison::euclidean_distance
+inline constexpr MetricSet max_abs{4};         ///< Comparison::max_abs_err and its index
+inline constexpr MetricSet max_rel{8};         ///< Comparison::max_rel_err and its index
+inline constexpr MetricSet thousandths{16};    ///< one_thousandth_ratio and five_thousandths_ratio
+inline constexpr MetricSet mean_abs{32};       ///< Comparison::mean_abs_err
+inline constexpr MetricSet mean_rel{64};       ///< Comparison::mean_rel_err
+inline constexpr MetricSet rmse{128};          ///< Comparison::rmse
+inline constexpr MetricSet statistics{256};    ///< min / max / mean / norm of each side (Summary)
+inline constexpr MetricSet all{511};           ///< everything (the default)
+/// What assert_close and the standards read: max abs / rel errors and the threshold counts.
+inline constexpr MetricSet assert_close = max_abs | max_rel | thousandths;
+}  // namespace metric
+
+namespace detail {
+/// The three parts of the fused pass a metric set needs: the relative error (its sum, maximum
+/// and threshold counts), |a − b| (its sums and maximum), and the side sums (Σa·b, Σa, Σa²,
+/// extremes: cosine and the statistics). A kernel may compute more than asked.
+struct PassParts {
+  bool rel, abs, sums;
+};
+constexpr PassParts pass_parts(MetricSet m) noexcept {
+  return {has_any(m, metric::max_rel | metric::thousandths | metric::mean_rel),
+          has_any(m, metric::euclidean | metric::max_abs | metric::mean_abs | metric::rmse),
+          has_any(m, metric::cosine | metric::statistics)};
+}
+}  // namespace detail
+
 /// Per-element parameters of the fused pass.
 struct KernelParams {
   /// eps added to both sides where bench == 0 (msprobe's get_relative_err), in the relative
@@ -33,6 +78,9 @@ struct KernelParams {
   /// The relative error's arithmetic: float32 (every operation rounded to float; numpy's
   /// result_type(n, b, float32) for 16/32-bit floats) or float64.
   bool rel_float32 = true;
+  /// The metrics asked for: a kernel may skip the parts of the pass no metric of the set needs
+  /// (detail::pass_parts); the Partial's fields of skipped parts are then unspecified.
+  MetricSet metrics = metric::all;
 };
 
 /// Statistics of one side. Sums and extremes are over finite elements only;

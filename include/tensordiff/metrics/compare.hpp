@@ -1,11 +1,14 @@
 // tensordiff — compare(): every metric of two tensors in one fused pass.
 #pragma once
 #include <algorithm>
+#include <string>
 #include <cmath>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../core/element_access.hpp"
+#include "../core/error.hpp"
 #include "../kernels/default.hpp"
 #include "comparison.hpp"
 #include "detail/pairing.hpp"
@@ -33,13 +36,22 @@ struct CompareOptions {
   /// Relative-error thresholds of Comparison::one_thousandth_ratio and
   /// Comparison::five_thousandths_ratio: the share of elements with rel < threshold (strictly).
   double rel_thresholds[2] = {1e-3, 5e-3};
-  /// Elements per chunk. Chunks are merged in index order, so results are
-  /// bitwise identical for any thread count; only this number changes rounding.
+  /// Elements per chunk (at least 16 whole rows for a transposed view, see
+  /// detail::chunk_for_views). Chunks are merged in index order, so results are
+  /// bitwise identical for any thread count; only the chunk size changes rounding.
   std::size_t chunk_elements = std::size_t{1} << 16;
   /// Threads for one large comparison, from default_thread_pool(): 0 = all
   /// of the pool (hardware concurrency unless set_default_threads() changed
   /// it), 1 = the calling thread only. Results do not depend on it.
   unsigned threads = 0;
+  /// Tensors with fewer elements than this run on the calling thread even when `threads`
+  /// allows more: below it, waking the pool costs more than the pass (2^19 elements is
+  /// 4 MiB of float32 pairs). Results do not depend on it either.
+  std::uint64_t parallel_min_elements = std::uint64_t{1} << 19;
+  /// The metrics to compute (runtime selection, e.g. the CLI's --metrics): the kernel skips
+  /// the parts of the pass no metric of the set needs; the others get
+  /// MetricStatus::not_requested. compare<metric::cosine | metric::max_abs>(a, b) sets it.
+  MetricSet metrics = metric::all;
 };
 
 namespace detail {
@@ -124,11 +136,24 @@ Partial accumulate_range(const TensorView& a, const TensorView& b, std::uint64_t
   return p;
 }
 
+/// The chunk size for a pair of views: `chunk`, or at least tile_rows (32) whole rows when a
+/// view reads faster across rows (transposed), so the tiled walk (core/detail/runs.hpp) reads
+/// long column runs. It depends on the shape and layout only, never on the thread count.
+inline std::size_t chunk_for_views(const TensorView& a, const TensorView& b, std::size_t chunk) {
+  const auto L = coalesce<2>({&a, &b});
+  if (!reads_across_rows(L, 0) && !reads_across_rows(L, 1)) return chunk;
+  const auto w = static_cast<std::uint64_t>(L.shape.back());
+  const std::uint64_t rows = std::max<std::uint64_t>(tile_rows, (chunk + w - 1) / w);
+  return static_cast<std::size_t>(std::min<std::uint64_t>(rows * w, std::uint64_t{1} << 24));
+}
+
 template <class Kernel>
 Partial accumulate_views(const TensorView& a, const TensorView& b, const KernelParams& k, const CompareOptions& o) {
   if (is_complex(a.dtype) || is_complex(b.dtype))  // fail before any thread starts
     visit_real_dtypes(a.dtype, b.dtype, [](auto, auto) {}, "compare()");
-  return chunked_reduce<Partial>(a.numel(), o.chunk_elements, o.threads, [&](std::uint64_t begin, std::uint64_t end) {
+  const unsigned threads = a.numel() < o.parallel_min_elements ? 1u : o.threads;
+  return chunked_reduce<Partial>(a.numel(), chunk_for_views(a, b, o.chunk_elements), threads,
+                                 [&](std::uint64_t begin, std::uint64_t end) {
     return accumulate_range<Kernel>(a, b, begin, end, k);
   });
 }
@@ -170,7 +195,22 @@ inline KernelParams kernel_params(const Comparison& c, const CompareOptions& o) 
   k.rel_float32 = c.relative_error_float32;
   for (int i = 0; i < 2; ++i)
     k.rel_thresholds[i] = k.rel_float32 ? static_cast<double>(static_cast<float>(o.rel_thresholds[i])) : o.rel_thresholds[i];
+  k.metrics = o.metrics;
   return k;
+}
+
+/// Marks the metrics outside c.metrics as not requested (their indices as no_index).
+inline void drop_unrequested(Comparison& c) {
+  const std::pair<MetricSet, Metric*> m[] = {
+      {metric::cosine, &c.cosine},          {metric::euclidean, &c.euclidean_distance},
+      {metric::max_abs, &c.max_abs_err},    {metric::max_rel, &c.max_rel_err},
+      {metric::thousandths, &c.one_thousandth_ratio}, {metric::thousandths, &c.five_thousandths_ratio},
+      {metric::mean_abs, &c.mean_abs_err},  {metric::mean_rel, &c.mean_rel_err},
+      {metric::rmse, &c.rmse}};
+  for (const auto& [flag, metric_ptr] : m)
+    if (!has_any(c.metrics, flag)) *metric_ptr = Metric::none(MetricStatus::not_requested);
+  if (!has_any(c.metrics, metric::max_abs)) c.max_abs_index = no_index;
+  if (!has_any(c.metrics, metric::max_rel)) c.max_rel_index = no_index;
 }
 
 /// compare() after the fused pass produced `p` over the squeezed views `a`,
@@ -195,6 +235,7 @@ void finish_comparison(Comparison& c, const TensorView& a, const TensorView& b, 
         "'Five Thousandths Err Ratio'. ");
     set_all_six(c, MetricStatus::unsupported);
     finish_zero_dim(c, element_at(a, 0), element_at(b, 0), a.dtype, b.dtype);
+    drop_unrequested(c);
     return;
   }
   if (!c.nonfinite_positions_match) {
@@ -221,6 +262,7 @@ void finish_comparison(Comparison& c, const TensorView& a, const TensorView& b, 
   c.expected_at_max_abs = element_at(b, p.max_abs_index);
   c.actual_at_max_rel = element_at(a, p.max_rel_index);
   c.expected_at_max_rel = element_at(b, p.max_rel_index);
+  drop_unrequested(c);
 }
 }  // namespace detail
 
@@ -235,6 +277,7 @@ Comparison compare(const TensorView& actual, const TensorView& expected, const C
   const TensorView a = o.squeeze ? actual.squeezed() : actual;
   const TensorView b = o.squeeze ? expected.squeezed() : expected;
   Comparison c;
+  c.metrics = o.metrics;
   if (!detail::start_comparison(c, a, b, o)) {
     if (c.validation == Validation::shape_unmatched) {  // the same elements, the callers' shapes
       c.actual = summarize<Kernel>(actual);
@@ -246,6 +289,43 @@ Comparison compare(const TensorView& actual, const TensorView& expected, const C
   detail::finish_comparison(c, a, b, actual.shape, expected.shape, p,
                             [](const TensorView& v, std::uint64_t i) { return element_as_double(v, i); });
   return c;
+}
+
+/// The metric set named by a comma-separated list (the CLI's --metrics): cosine, euclidean,
+/// max_abs, max_rel, thousandths, mean_abs, mean_rel, rmse, statistics, and the sets all and
+/// assert_close. Throws Error{invalid_argument} naming an unknown word.
+inline MetricSet metric_set_from_names(const std::string& names) {
+  static const std::pair<const char*, MetricSet> known[] = {
+      {"cosine", metric::cosine},     {"euclidean", metric::euclidean}, {"max_abs", metric::max_abs},
+      {"max_rel", metric::max_rel},   {"thousandths", metric::thousandths}, {"mean_abs", metric::mean_abs},
+      {"mean_rel", metric::mean_rel}, {"rmse", metric::rmse},          {"statistics", metric::statistics},
+      {"all", metric::all},           {"assert_close", metric::assert_close}};
+  MetricSet m{};
+  std::size_t start = 0;
+  while (start <= names.size()) {
+    const std::size_t comma = std::min(names.find(',', start), names.size());
+    const std::string word = names.substr(start, comma - start);
+    bool found = false;
+    for (const auto& [name, set] : known)
+      if (word == name) m = m | set, found = true;
+    if (!found)
+      throw Error(ErrorCategory::invalid_argument,
+                  "--metrics: unknown metric '" + word +
+                      "' (cosine, euclidean, max_abs, max_rel, thousandths, mean_abs, mean_rel, rmse, statistics, "
+                      "all, assert_close)");
+    start = comma + 1;
+  }
+  return m;
+}
+
+/// compare() of the metric set M only: compare<metric::cosine | metric::max_abs>(a, b). The
+/// kernel skips the parts of the pass no metric of M needs (the relative error, |a − b|, the
+/// side sums); the other metrics have MetricStatus::not_requested. Same as setting
+/// CompareOptions::metrics = M.
+template <MetricSet M, class Kernel = kernels::Default>
+Comparison compare(const TensorView& actual, const TensorView& expected, CompareOptions o = {}) {
+  o.metrics = M;
+  return compare<Kernel>(actual, expected, o);
 }
 
 /// Typed comparator over spans: compare<float, bfloat16>(a, b, n).

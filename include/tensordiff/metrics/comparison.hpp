@@ -17,6 +17,7 @@ enum class MetricStatus : std::uint8_t {
   shape_unmatched,  ///< "shape unmatched"
   not_available,    ///< "N/A": nan/inf positions differ
   nan,              ///< "Nan": the value is NaN or a norm is zero on one side
+  not_requested,    ///< not in the metric set of the call (CompareOptions::metrics)
 };
 
 /// msprobe's spelling of a status ("" for ok).
@@ -27,6 +28,7 @@ inline const char* msprobe_spelling(MetricStatus s) noexcept {
     case MetricStatus::shape_unmatched: return "shape unmatched";
     case MetricStatus::not_available: return "N/A";
     case MetricStatus::nan: return "Nan";
+    case MetricStatus::not_requested: return "not requested";
   }
   return "";
 }
@@ -86,6 +88,10 @@ struct Comparison {
   ///@{ Per-side statistics over the raw values, with the callers' shapes.
   Summary actual, expected;
   ///@}
+  /// The metrics computed (CompareOptions::metrics); the others have status not_requested.
+  /// Without metric::statistics (and metric::cosine) the summaries' extremes and sums may be
+  /// skipped by the kernel: only their element and nan / inf counts are then meaningful.
+  MetricSet metrics = metric::all;
   Partial partial;  ///< the raw accumulator (for merging across tensors)
 };
 

@@ -9,6 +9,9 @@
 #include <array>
 #include <cstring>
 #include <vector>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "../tensor_view.hpp"
 
@@ -110,15 +113,94 @@ inline void gather_bytes(const std::byte* src, std::int64_t stride, std::size_t 
 /// kernel call amortises.
 inline constexpr std::size_t gather_block = 512;
 
-/// Calls f(const TA* a, const TB* b, n, flat_pos) over [begin, end) of two
-/// same-shape views with contiguous native-order pointers, gathering strided,
-/// broadcast or byte-swapped runs into small buffers. TA/TB are the storage
-/// types (same size as the dtypes' items).
+/// Bytes of one side's band buffer in the tiled pair walk: L2-sized.
+inline constexpr std::size_t tile_bytes = std::size_t{256} << 10;
+/// Rows of a band in the tiled pair walk: each column is read in runs this long.
+inline constexpr std::size_t tile_rows = 32;
+/// Bytes of the band buffer of the single-view walk, which gathers whole rows (C order).
+inline constexpr std::size_t row_band_bytes = std::size_t{2} << 20;
+
+/// Whether view k of L reads faster across rows than along them (a transposed or
+/// column-major layout): its inner stride is not 1 and its row stride is smaller.
+template <std::size_t K> bool reads_across_rows(const CoalescedLayout<K>& L, std::size_t k) {
+  const std::size_t r = L.shape.size();
+  if (r < 2) return false;
+  const std::int64_t in = L.strides[k][r - 1], row = L.strides[k][r - 2];
+  return in != 1 && (row < 0 ? -row : row) < (in < 0 ? -in : in);
+}
+
+/// Element offsets of the C-order flat position `flat` in each view of L.
+template <std::size_t K> std::array<std::int64_t, K> offsets_of(const CoalescedLayout<K>& L, std::uint64_t flat) {
+  std::array<std::int64_t, K> off{};
+  for (std::size_t d = L.shape.size(); d-- > 0;) {
+    const auto ext = static_cast<std::uint64_t>(L.shape[d]);
+    const auto i = static_cast<std::int64_t>(flat % ext);
+    flat /= ext;
+    for (std::size_t k = 0; k < K; ++k) off[k] += i * L.strides[k][d];
+  }
+  return off;
+}
+
+/// Gathers `rows` rows of `w` elements of T (row k starting at element offset row_off[k], inner
+/// stride `in`) into out[k·pitch + j]. A layout that reads across rows is walked column by column,
+/// so consecutive reads hit the same cache lines; others row by row.
+template <class T>
+void fill_band(const std::byte* data, const std::int64_t* row_off, std::size_t rows, std::int64_t in, std::size_t w,
+               bool across, std::size_t swap, T* out, std::size_t pitch) {
+  const auto size = static_cast<std::int64_t>(sizeof(T));
+  if (!across || swap) {
+    for (std::size_t k = 0; k < rows; ++k)
+      gather_bytes(data + row_off[k] * size, in, sizeof(T), w, swap, reinterpret_cast<std::byte*>(out + k * pitch));
+    return;
+  }
+#if defined(__SSE2__)
+  // 4-byte items in rows that are consecutive in memory (a transposed matrix): 4 × 4 blocks
+  // transposed in registers, four column streams read sequentially.
+  if constexpr (sizeof(T) == 4) {
+    bool unit_rows = true;
+    for (std::size_t k = 1; k < rows && unit_rows; ++k) unit_rows = row_off[k] == row_off[0] + static_cast<std::int64_t>(k);
+    if (unit_rows) {
+      const float* base = reinterpret_cast<const float*>(data) + row_off[0];  // (k, j) at base[k + j·in]
+      float* o = reinterpret_cast<float*>(out);
+      const std::size_t k4 = rows & ~std::size_t{3}, j4 = w & ~std::size_t{3};
+      for (std::size_t j0 = 0; j0 < j4; j0 += 4) {
+        const float* c0 = base + static_cast<std::int64_t>(j0) * in;
+        const float *c1 = c0 + in, *c2 = c1 + in, *c3 = c2 + in;
+        for (std::size_t k0 = 0; k0 < k4; k0 += 4) {
+          __m128 r0 = _mm_loadu_ps(c0 + k0), r1 = _mm_loadu_ps(c1 + k0), r2 = _mm_loadu_ps(c2 + k0),
+                 r3 = _mm_loadu_ps(c3 + k0);
+          _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+          _mm_storeu_ps(o + k0 * pitch + j0, r0);
+          _mm_storeu_ps(o + (k0 + 1) * pitch + j0, r1);
+          _mm_storeu_ps(o + (k0 + 2) * pitch + j0, r2);
+          _mm_storeu_ps(o + (k0 + 3) * pitch + j0, r3);
+        }
+        for (std::size_t k = k4; k < rows; ++k)
+          for (std::size_t j = j0; j < j0 + 4; ++j) o[k * pitch + j] = base[static_cast<std::int64_t>(j) * in + static_cast<std::int64_t>(k)];
+      }
+      for (std::size_t j = j4; j < w; ++j)
+        for (std::size_t k = 0; k < rows; ++k) o[k * pitch + j] = base[static_cast<std::int64_t>(j) * in + static_cast<std::int64_t>(k)];
+      return;
+    }
+  }
+#endif
+  // Blocks of 16 columns, rows outer: 16 source streams run down their columns (each cache
+  // line read is used whole) and every write lands in one destination line, whatever the pitch
+  // (a power-of-two pitch walked column-wise thrashes one L1 set).
+  for (std::size_t j0 = 0; j0 < w; j0 += 16) {
+    const std::size_t j1 = j0 + 16 < w ? j0 + 16 : w;
+    for (std::size_t k = 0; k < rows; ++k) {
+      const std::byte* src = data + row_off[k] * size;
+      T* dst = out + k * pitch;
+      for (std::size_t j = j0; j < j1; ++j) std::memcpy(dst + j, src + static_cast<std::int64_t>(j) * in * size, sizeof(T));
+    }
+  }
+}
+
+/// The run-by-run walk of [begin, end) behind for_each_run_pair (see there).
 template <class TA, class TB, class F>
-void for_each_run_pair(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end, F&& f) {
-  const auto L = coalesce<2>({&a, &b});
-  const std::size_t swap_a = a.is_native_order() ? 0 : swap_word_size(a.dtype);
-  const std::size_t swap_b = b.is_native_order() ? 0 : swap_word_size(b.dtype);
+void walk_pair_runs(const TensorView& a, const TensorView& b, const CoalescedLayout<2>& L, std::size_t swap_a,
+                    std::size_t swap_b, std::uint64_t begin, std::uint64_t end, F& f) {
   walk_runs<2>(L, begin, end, [&](const auto& off, const auto& inner, std::uint64_t n, std::uint64_t pos) {
     const std::byte* pa = a.data + off[0] * static_cast<std::int64_t>(sizeof(TA));
     const std::byte* pb = b.data + off[1] * static_cast<std::int64_t>(sizeof(TB));
@@ -142,26 +224,113 @@ void for_each_run_pair(const TensorView& a, const TensorView& b, std::uint64_t b
   });
 }
 
-/// Single-view walk: f(const T* p, n, flat_pos) over [begin, end).
+/// Calls f(const TA* a, const TB* b, n, flat_pos) over [begin, end) of two
+/// same-shape views with contiguous native-order pointers, gathering strided,
+/// broadcast or byte-swapped runs into small buffers. TA/TB are the storage
+/// types (same size as the dtypes' items).
+///
+/// Tiled walk: when a view reads faster across rows than along them (a
+/// transposed matrix, a column-major or permuted tensor), element-by-element
+/// gathering would touch one cache line per element. The whole rows of the
+/// range are then gathered in bands of ≥ 16 rows (fill_band: column by column,
+/// so consecutive reads share cache lines) and handed to f row by row (rows wider
+/// than a band in column pieces, so f sees whole rows in C order only when they
+/// fit: kernels merge in any order); partial rows at the range's ends take the
+/// run-by-run path.
+template <class TA, class TB, class F>
+void for_each_run_pair(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end, F&& f) {
+  const auto L = coalesce<2>({&a, &b});
+  const std::size_t swap_a = a.is_native_order() ? 0 : swap_word_size(a.dtype);
+  const std::size_t swap_b = b.is_native_order() ? 0 : swap_word_size(b.dtype);
+  const std::size_t r = L.shape.size();
+  const bool across_a = reads_across_rows(L, 0), across_b = reads_across_rows(L, 1);
+  const auto w = static_cast<std::uint64_t>(L.shape[r - 1]);
+  constexpr std::size_t item = sizeof(TA) > sizeof(TB) ? sizeof(TA) : sizeof(TB);
+  const std::uint64_t first_row = w ? (begin + w - 1) / w : 0, last_row = w ? end / w : 0;  // whole rows
+  if (!(across_a || across_b) || last_row <= first_row + 1) {
+    walk_pair_runs<TA, TB>(a, b, L, swap_a, swap_b, begin, end, f);
+    return;
+  }
+  walk_pair_runs<TA, TB>(a, b, L, swap_a, swap_b, begin, first_row * w, f);  // head of a row
+  // A band is `band` rows × `cw` columns: ≥ tile_rows rows, so each column is read in
+  // contiguous runs of whole cache lines; rows wider than cw are handed over in column
+  // pieces (kernels merge in any order).
+  const std::size_t cw = static_cast<std::size_t>(std::min<std::uint64_t>(w, std::max<std::size_t>(16, tile_bytes / (tile_rows * item))));
+  const std::size_t band = std::max<std::size_t>(tile_rows, tile_bytes / (cw * item));
+  const bool direct_a = L.strides[0][r - 1] == 1 && !swap_a, direct_b = L.strides[1][r - 1] == 1 && !swap_b;
+  const std::size_t pitch = cw + 64 / item;  // not a power of two: rows of a band in distinct L1 sets
+  std::vector<TA> buf_a(direct_a ? 0 : band * pitch);
+  std::vector<TB> buf_b(direct_b ? 0 : band * pitch);
+  std::vector<std::int64_t> off_a(band), off_b(band);
+  const std::int64_t in_a = L.strides[0][r - 1], in_b = L.strides[1][r - 1];
+  for (std::uint64_t row = first_row; row < last_row; row += band) {
+    const std::size_t rows = static_cast<std::size_t>(std::min<std::uint64_t>(band, last_row - row));
+    for (std::size_t k = 0; k < rows; ++k) {
+      const auto off = offsets_of(L, (row + k) * w);
+      off_a[k] = off[0];
+      off_b[k] = off[1];
+    }
+    for (std::uint64_t c0 = 0; c0 < w; c0 += cw) {
+      const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(cw, w - c0));
+      const auto c = static_cast<std::int64_t>(c0);
+      if (!direct_a)
+        fill_band(a.data + c * in_a * static_cast<std::int64_t>(sizeof(TA)), off_a.data(), rows, in_a, m, across_a,
+                  swap_a, buf_a.data(), pitch);
+      if (!direct_b)
+        fill_band(b.data + c * in_b * static_cast<std::int64_t>(sizeof(TB)), off_b.data(), rows, in_b, m, across_b,
+                  swap_b, buf_b.data(), pitch);
+      for (std::size_t k = 0; k < rows; ++k) {
+        const TA* pa = direct_a ? reinterpret_cast<const TA*>(a.data) + off_a[k] + c : buf_a.data() + k * pitch;
+        const TB* pb = direct_b ? reinterpret_cast<const TB*>(b.data) + off_b[k] + c : buf_b.data() + k * pitch;
+        f(pa, pb, m, (row + k) * w + c0);
+      }
+    }
+  }
+  walk_pair_runs<TA, TB>(a, b, L, swap_a, swap_b, last_row * w, end, f);  // tail of a row
+}
+
+/// Single-view walk: f(const T* p, n, flat_pos) over [begin, end), in C order. A view that reads
+/// faster across rows (transposed) is gathered in bands of whole rows, as for_each_run_pair does.
 template <class T, class F>
 void for_each_run(const TensorView& v, std::uint64_t begin, std::uint64_t end, F&& f) {
   const auto L = coalesce<1>({&v});
   const std::size_t swap = v.is_native_order() ? 0 : swap_word_size(v.dtype);
-  walk_runs<1>(L, begin, end, [&](const auto& off, const auto& inner, std::uint64_t n, std::uint64_t pos) {
-    const std::byte* p = v.data + off[0] * static_cast<std::int64_t>(sizeof(T));
-    if (inner[0] == 1 && !swap) {
-      f(reinterpret_cast<const T*>(p), static_cast<std::size_t>(n), pos);
-      return;
-    }
-    alignas(64) T buf[gather_block];
-    for (std::uint64_t done = 0; done < n;) {
-      const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(gather_block, n - done));
-      gather_bytes(p + static_cast<std::int64_t>(done) * inner[0] * static_cast<std::int64_t>(sizeof(T)), inner[0],
-                   sizeof(T), m, swap, reinterpret_cast<std::byte*>(buf));
-      f(static_cast<const T*>(buf), m, pos + done);
-      done += m;
-    }
-  });
+  const std::size_t r = L.shape.size();
+  const auto w = static_cast<std::uint64_t>(L.shape[r - 1]);
+  const std::uint64_t first_row = w ? (begin + w - 1) / w : 0, last_row = w ? end / w : 0;
+  auto runs = [&](std::uint64_t lo, std::uint64_t hi) {
+    walk_runs<1>(L, lo, hi, [&](const auto& off, const auto& inner, std::uint64_t n, std::uint64_t pos) {
+      const std::byte* p = v.data + off[0] * static_cast<std::int64_t>(sizeof(T));
+      if (inner[0] == 1 && !swap) {
+        f(reinterpret_cast<const T*>(p), static_cast<std::size_t>(n), pos);
+        return;
+      }
+      alignas(64) T buf[gather_block];
+      for (std::uint64_t done = 0; done < n;) {
+        const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(gather_block, n - done));
+        gather_bytes(p + static_cast<std::int64_t>(done) * inner[0] * static_cast<std::int64_t>(sizeof(T)), inner[0],
+                     sizeof(T), m, swap, reinterpret_cast<std::byte*>(buf));
+        f(static_cast<const T*>(buf), m, pos + done);
+        done += m;
+      }
+    });
+  };
+  if (!reads_across_rows(L, 0) || w * sizeof(T) > row_band_bytes / 4 || last_row <= first_row + 1) {
+    runs(begin, end);
+    return;
+  }
+  runs(begin, first_row * w);
+  const std::size_t band = static_cast<std::size_t>(row_band_bytes / (w * sizeof(T))), wn = static_cast<std::size_t>(w);
+  const std::size_t pitch = wn + 64 / sizeof(T);  // see for_each_run_pair
+  std::vector<T> buf(band * pitch);
+  std::vector<std::int64_t> off(band);
+  for (std::uint64_t row = first_row; row < last_row; row += band) {
+    const std::size_t rows = static_cast<std::size_t>(std::min<std::uint64_t>(band, last_row - row));
+    for (std::size_t k = 0; k < rows; ++k) off[k] = offsets_of(L, (row + k) * w)[0];
+    fill_band(v.data, off.data(), rows, L.strides[0][r - 1], wn, true, swap, buf.data(), pitch);
+    for (std::size_t k = 0; k < rows; ++k) f(static_cast<const T*>(buf.data() + k * pitch), wn, (row + k) * w);
+  }
+  runs(last_row * w, end);
 }
 
 /// Raw storage of `size` bytes: lets byte-level walkers (hashing, copying)

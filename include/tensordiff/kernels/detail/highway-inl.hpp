@@ -5,7 +5,14 @@
 // Users running their own foreach_target may include it from their
 // HWY_TARGET_INCLUDE file after kernels/highway.hpp's declarations.
 //
-// Design (why it is exact): every element pair is widened to double lanes
+// Two passes. Pairs of 16/32-bit floats with the float32 relative error (the
+// default) take the float-lane pass (AccumulateFloat, below: the relative error
+// in float lanes, sums widened to double). Every other pair (float64, integers,
+// the float64 relative-error option) takes the double-lane pass described here.
+// Both find a maximum's index by one rescan of the first block that reached it
+// (BestBlock), not one per record-breaking block.
+//
+// Design of the double-lane pass (why it is exact): every element pair is widened to double lanes
 // (f32/f16/bf16/int8..int32 convert exactly) and then sees the very operations
 // of detail::accumulate_pair — a−b, |a−b|, the zero-bench select and one true
 // division for the relative error — so per-element values, maxima, indices
@@ -23,8 +30,8 @@
 // non-finite values; if its lane sums show one, the block is re-run with a
 // per-vector check that hands vectors holding one to the scalar reference
 // (non-finite values are rare). Maxima carry no index in the vector body;
-// the index is recovered by a scalar rescan of the block when a block beats
-// the running maximum. Tails use the scalar reference too.
+// the index is recovered by a vector rescan of the block that holds the
+// maximum. Tails use the scalar reference too.
 
 // Per-target include guard (Highway's toggle convention).
 #if defined(TD_KERNELS_HIGHWAY_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
@@ -255,6 +262,324 @@ HWY_INLINE size_t BlockIndexOf(D d, const TA* HWY_RESTRICT pa, const TB* HWY_RES
   return begin;  // unreachable: the target came from one of these lanes
 }
 
+// ---------------------------------------------------------------------------
+// The float-lane pass: pairs of 16/32-bit floats with msprobe's float32
+// relative error (rel_float32). Why it is exact:
+// - the relative error is computed in float lanes with the reference's very
+//   float operations (select, +eps, −, ÷, |·|), so every quotient, its
+//   maximum and the threshold tests `q < t` are bit-identical; a double
+//   threshold t is compared as the smallest float ≥ t (q < t ⟺ q < that, q
+//   being a float);
+// - min / max of each side run in float lanes (exact: widening is monotonic);
+// - the sums widen straight from memory to double lanes (exact for every
+//   16/32-bit float), Σa·b and Σ(a−b)² by FMA: a product of two ≤ 24-bit
+//   significands is exact in double; |a−b| and its maximum are the double
+//   values of the reference;
+// - Σ rel widens each float quotient to double (exact) and adds.
+// The accumulators are local vectors passed by value (SVE/RVV vectors are
+// sizeless: no struct members, no arrays). Blocks of kFloatSteps vectors run
+// branch-free; a block whose finiteness probe shows a NaN / inf is re-run with a
+// per-vector check that hands such vectors to the scalar reference.
+// `kRel`, `kAbs`, `kSums` select the parts of the pass the metric set needs
+// (detail::pass_parts).
+// ---------------------------------------------------------------------------
+
+template <class T>
+inline constexpr bool kFloatLane = std::is_same_v<T, float> || std::is_same_v<T, ::tensordiff::float16> ||
+                                   std::is_same_v<T, ::tensordiff::bfloat16>;
+
+/// Loads Lanes(df) elements of T as float lanes, exactly, with the cheapest instruction: float as
+/// is, bf16 by a 16-bit shift (its bits are a float's upper half), f16 by F16C where present.
+template <class T, class DF> HWY_INLINE hn::Vec<DF> LoadAsFloat(DF df, const T* HWY_RESTRICT p) {
+  if constexpr (std::is_same_v<T, float>) {
+    return hn::LoadU(df, p);
+  } else if constexpr (std::is_same_v<T, ::tensordiff::bfloat16>) {
+    const hn::RebindToUnsigned<DF> du;
+    const hn::Rebind<std::uint16_t, DF> d16;
+    const auto bits = hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(p)));
+    return hn::BitCast(df, hn::ShiftLeft<16>(bits));
+  } else if constexpr (kNativeF16) {
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
+  } else {  // see LoadAsDouble: Highway 1.0.3's emulated f16 conversion is not exact
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)];
+    for (size_t l = 0; l < hn::Lanes(df); ++l) buf[l] = detail::f16_bits_to_f32(p[l].bits);
+    return hn::Load(df, buf);
+  }
+}
+
+/// The smallest float ≥ t: for a float q, q < t ⟺ q < ThresholdAsFloat(t).
+inline float ThresholdAsFloat(double t) {
+  float f = static_cast<float>(t);
+  if (static_cast<double>(f) < t) f = std::nextafter(f, HUGE_VALF);
+  return f;
+}
+
+/// detail::relative_error (float32 form) of float lanes: bit-identical to the scalar reference.
+template <class DF>
+HWY_INLINE hn::Vec<DF> RelErrorF(DF df, hn::Vec<DF> fa, hn::Vec<DF> fb, hn::Vec<DF> eps) {
+  const auto zero = hn::Eq(fb, hn::Zero(df));
+  const auto n = hn::IfThenElse(zero, hn::Add(fa, eps), fa);
+  const auto den = hn::IfThenElse(zero, eps, fb);
+  return hn::Abs(hn::Div(hn::Sub(n, den), den));
+}
+
+/// Sum of the lanes of a double vector, in lane order.
+template <class D> HWY_INLINE double LaneSum(D d, hn::Vec<D> v) {
+  HWY_ALIGN double t[HWY_MAX_BYTES / sizeof(double)];
+  hn::Store(v, d, t);
+  double s = 0;
+  for (size_t l = 0; l < hn::Lanes(d); ++l) s += t[l];
+  return s;
+}
+/// Largest (kMax) or smallest lane of a vector, as double.
+template <bool kMax, class D> HWY_INLINE double LaneExtreme(D d, hn::Vec<D> v) {
+  using T = hn::TFromD<D>;
+  HWY_ALIGN T t[HWY_MAX_BYTES / sizeof(T)];
+  hn::Store(v, d, t);
+  double m = static_cast<double>(t[0]);
+  for (size_t l = 1; l < hn::Lanes(d); ++l) {
+    const double x = static_cast<double>(t[l]);
+    m = kMax ? (x > m ? x : m) : (x < m ? x : m);
+  }
+  return m;
+}
+
+/// First position in [begin, end) (a whole number of float vectors) whose finite pair has
+/// |a − b| (kRel: the relative error) equal to `target`; see BlockIndexOf.
+template <bool kRel, class TA, class TB>
+HWY_INLINE size_t FloatBlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                                    double target, float eps) {
+  const hn::ScalableTag<double> d;
+  const hn::ScalableTag<float> df;
+  const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
+  for (size_t j = begin; j < end; j += NF) {
+    if constexpr (kRel) {
+      const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
+      const auto q = RelErrorF(df, fa, fb, hn::Set(df, eps));
+      const auto hit = hn::And(hn::Eq(q, hn::Set(df, static_cast<float>(target))),
+                               hn::And(hn::IsFinite(fa), hn::IsFinite(fb)));
+      const intptr_t lane = hn::FindFirstTrue(df, hit);
+      if (lane >= 0) return j + static_cast<size_t>(lane);
+    } else {
+      for (size_t h = 0; h < NF; h += N) {
+        const auto xa = LoadAsDouble(d, pa + j + h), xb = LoadAsDouble(d, pb + j + h);
+        const auto hit = hn::And(hn::Eq(hn::Abs(hn::Sub(xa, xb)), hn::Set(d, target)),
+                                 hn::And(hn::IsFinite(xa), hn::IsFinite(xb)));
+        const intptr_t lane = hn::FindFirstTrue(d, hit);
+        if (lane >= 0) return j + h + static_cast<size_t>(lane);
+      }
+    }
+  }
+  return begin;  // unreachable: the target came from one of these lanes
+}
+
+/// One block [begin, end) of the float-lane pass into `p` (sums, counts, side statistics) and
+/// the block maxima into max_abs / max_rel. kChecked: vectors holding a NaN / inf go to the
+/// scalar reference (into `fallback`); otherwise returns false, folding nothing, when the block
+/// holds one.
+template <bool kRel, bool kAbs, bool kSums, bool kChecked, class TA, class TB>
+HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                          std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f, Partial& p,
+                          double& max_abs, double& max_rel, Partial& fallback) {
+  const hn::ScalableTag<double> d;
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<float, std::remove_const_t<decltype(d)>> dh;  // N floats: one double vector's worth
+  const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
+  auto dot = hn::Zero(d), sa = hn::Zero(d), sqa = hn::Zero(d), sb = hn::Zero(d), sqb = hn::Zero(d);
+  auto ssd = hn::Zero(d), sad = hn::Zero(d), mabs = hn::Set(d, -1.0), srel = hn::Zero(d);
+  auto mna = hn::Set(df, HUGE_VALF), mxa = hn::Set(df, -HUGE_VALF), mnb = mna, mxb = mxa;
+  auto mrel = hn::Set(df, -1.0f), c0 = hn::Zero(df), c1 = hn::Zero(df), probe = hn::Zero(df);
+  const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f), one = hn::Set(df, 1.0f);
+  const auto zf = hn::Zero(df);
+  HWY_ALIGN float qs[HWY_MAX_BYTES / sizeof(float)];
+  for (size_t j = begin; j < end; j += NF) {
+    const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
+    if constexpr (kChecked) {
+      if (HWY_UNLIKELY(!hn::AllTrue(df, hn::And(hn::IsFinite(fa), hn::IsFinite(fb))))) {
+        for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
+        continue;
+      }
+    } else if constexpr (!kSums) {
+      probe = hn::MulAdd(fa, zf, hn::MulAdd(fb, zf, probe));  // NaN once an input is NaN / inf
+    }
+    if constexpr (kSums) {
+      mna = hn::Min(mna, fa);
+      mxa = hn::Max(mxa, fa);
+      mnb = hn::Min(mnb, fb);
+      mxb = hn::Max(mxb, fb);
+    }
+    if constexpr (kRel) {
+      const auto q = RelErrorF(df, fa, fb, eps);
+      mrel = hn::Max(mrel, q);
+      c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));  // exact: < 2^24 per lane
+      c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
+      hn::Store(q, df, qs);  // widened from memory below: no shuffle
+      for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, hn::PromoteTo(d, hn::Load(dh, qs + h)));
+    }
+    for (size_t h = 0; h < NF; h += N) {
+      const auto xa = LoadAsDouble(d, pa + j + h), xb = LoadAsDouble(d, pb + j + h);
+      if constexpr (kSums) {
+        sa = hn::Add(sa, xa);
+        sqa = hn::MulAdd(xa, xa, sqa);
+        sb = hn::Add(sb, xb);
+        sqb = hn::MulAdd(xb, xb, sqb);
+        dot = hn::MulAdd(xa, xb, dot);
+      }
+      if constexpr (kAbs) {
+        const auto diff = hn::Sub(xa, xb);
+        ssd = hn::MulAdd(diff, diff, ssd);
+        const auto ad = hn::Abs(diff);
+        sad = hn::Add(sad, ad);
+        mabs = hn::Max(mabs, ad);
+      }
+    }
+  }
+  if constexpr (!kChecked) {
+    // A lane's Σx of floats (≤ 2^128 each, few terms) is finite exactly when its inputs were.
+    const bool finite = kSums ? hn::AllTrue(d, hn::And(hn::IsFinite(sa), hn::IsFinite(sb)))
+                              : hn::AllTrue(df, hn::IsFinite(probe));
+    if (HWY_UNLIKELY(!finite)) return false;
+  }
+  Partial q;
+  if constexpr (kSums) {
+    q.dot = LaneSum(d, dot);
+    q.a.sum = LaneSum(d, sa);
+    q.a.sum_sq = LaneSum(d, sqa);
+    q.b.sum = LaneSum(d, sb);
+    q.b.sum_sq = LaneSum(d, sqb);
+    q.a.finite_min = LaneExtreme<false>(df, mna);
+    q.a.finite_max = LaneExtreme<true>(df, mxa);
+    q.b.finite_min = LaneExtreme<false>(df, mnb);
+    q.b.finite_max = LaneExtreme<true>(df, mxb);
+  }
+  if constexpr (kAbs) {
+    q.sum_sq_diff = LaneSum(d, ssd);
+    q.sum_abs_diff = LaneSum(d, sad);
+    max_abs = LaneExtreme<true>(d, mabs);
+  }
+  if constexpr (kRel) {
+    q.sum_rel = LaneSum(d, srel);
+    max_rel = LaneExtreme<true>(df, mrel);
+    HWY_ALIGN float cnt[HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(c0, df, cnt);
+    for (size_t l = 0; l < NF; ++l) q.rel_below[0] += static_cast<std::uint64_t>(cnt[l]);
+    hn::Store(c1, df, cnt);
+    for (size_t l = 0; l < NF; ++l) q.rel_below[1] += static_cast<std::uint64_t>(cnt[l]);
+  }
+  p.merge(q);
+  return true;
+}
+
+/// The first block (in index order) with the largest vector-lane maximum so far: its index is
+/// found by one rescan at the end of the run, not by one per record-breaking block.
+struct BestBlock {
+  double value = -1;
+  size_t begin = 0, end = 0;
+  void See(double v, size_t b, size_t e) {
+    if (v > value) value = v, begin = b, end = e;
+  }
+};
+
+/// The float-lane pass over n contiguous pairs (see above); the tail (< one float vector) runs
+/// the scalar reference.
+template <bool kRel, bool kAbs, bool kSums, class TA, class TB>
+HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
+                                const KernelParams& k, Partial& out) {
+  const hn::ScalableTag<float> df;
+  const size_t NF = hn::Lanes(df);
+  const float eps = static_cast<float>(k.zero_bench_eps);
+  const float t0 = ThresholdAsFloat(k.rel_thresholds[0]), t1 = ThresholdAsFloat(k.rel_thresholds[1]);
+  // Each double lane sums ≤ 2·kFloatSteps terms before its block is folded: with the fold of
+  // the blocks, < 2e-13 relative rounding for n ≤ 2^20 (the 1e-12 bar).
+  constexpr size_t kFloatSteps = 256;
+  Partial p;
+  const size_t whole = n / NF * NF;
+  BestBlock best_abs, best_rel;
+  for (size_t begin = 0; begin < whole;) {
+    const size_t end = begin + (whole - begin < NF * kFloatSteps ? whole - begin : NF * kFloatSteps);
+    double max_abs = -1, max_rel = -1;
+    Partial fallback;
+    if (!FloatBlock<kRel, kAbs, kSums, false>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel,
+                                               fallback))
+      FloatBlock<kRel, kAbs, kSums, true>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel, fallback);
+    best_abs.See(max_abs, begin, end);
+    best_rel.See(max_rel, begin, end);
+    p.merge(fallback);
+    begin = end;
+  }
+  // One rescan per maximum, of the first block that reached it; take_max keeps the smaller index
+  // on a tie with the scalar fallbacks already merged into p.
+  if (kAbs && best_abs.value >= 0)
+    Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
+                      first + FloatBlockIndexOf<false>(pa, pb, best_abs.begin, best_abs.end, best_abs.value, eps));
+  if (kRel && best_rel.value >= 0)
+    Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
+                      first + FloatBlockIndexOf<true>(pa, pb, best_rel.begin, best_rel.end, best_rel.value, eps));
+  Partial tail;
+  for (size_t i = whole; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);
+  p.count = n - tail.count;  // vector lanes and their scalar fallbacks
+  p.merge(tail);
+  out.merge(p);
+}
+
+/// Benchmark-only ablation of the float-lane pass over n same-type pairs (the tail beyond a
+/// whole float vector is ignored): stage 0 loads both sides as float lanes; 1 adds the double
+/// sums (widening loads, Σa, Σb, Σa², Σb², Σa·b, Σ(a−b)², Σ|a−b|); 2 adds the maxima (min / max
+/// of each side, max |a−b|); 3 adds the relative error (division, its maximum, both threshold
+/// counts, Σ rel). The full pass (stage 4: blocks, NaN / inf handling, indices) is Accumulate.
+/// Returns a number that depends on every accumulator, so nothing is optimised away.
+template <int kStage, class T>
+HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t n) {
+  const hn::ScalableTag<double> d;
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<float, std::remove_const_t<decltype(d)>> dh;
+  const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
+  auto loads = hn::Zero(df), mna = hn::Set(df, HUGE_VALF), mxa = hn::Set(df, -HUGE_VALF), mnb = mna, mxb = mxa;
+  auto mrel = hn::Set(df, -1.0f), c0 = hn::Zero(df), c1 = hn::Zero(df);
+  auto dot = hn::Zero(d), sa = dot, sqa = dot, sb = dot, sqb = dot, ssd = dot, sad = dot, srel = dot;
+  auto mabs = hn::Set(d, -1.0);
+  const auto eps = hn::Set(df, 0x1p-23f), t0 = hn::Set(df, 1e-3f), t1 = hn::Set(df, 5e-3f), one = hn::Set(df, 1.0f);
+  HWY_ALIGN float qs[HWY_MAX_BYTES / sizeof(float)];
+  for (size_t j = 0; j + NF <= n; j += NF) {
+    const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
+    if constexpr (kStage == 0) loads = hn::Add(loads, hn::Add(fa, fb));
+    if constexpr (kStage >= 2) {
+      mna = hn::Min(mna, fa);
+      mxa = hn::Max(mxa, fa);
+      mnb = hn::Min(mnb, fb);
+      mxb = hn::Max(mxb, fb);
+    }
+    if constexpr (kStage >= 3) {
+      const auto q = RelErrorF(df, fa, fb, eps);
+      mrel = hn::Max(mrel, q);
+      c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));
+      c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
+      hn::Store(q, df, qs);
+      for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, hn::PromoteTo(d, hn::Load(dh, qs + h)));
+    }
+    if constexpr (kStage >= 1) {
+      for (size_t h = 0; h < NF; h += N) {
+        const auto xa = LoadAsDouble(d, pa + j + h), xb = LoadAsDouble(d, pb + j + h);
+        sa = hn::Add(sa, xa);
+        sqa = hn::MulAdd(xa, xa, sqa);
+        sb = hn::Add(sb, xb);
+        sqb = hn::MulAdd(xb, xb, sqb);
+        dot = hn::MulAdd(xa, xb, dot);
+        const auto diff = hn::Sub(xa, xb);
+        ssd = hn::MulAdd(diff, diff, ssd);
+        const auto ad = hn::Abs(diff);
+        sad = hn::Add(sad, ad);
+        if constexpr (kStage >= 2) mabs = hn::Max(mabs, ad);
+      }
+    }
+  }
+  const auto fsum = hn::Add(hn::Add(hn::Add(loads, hn::Add(mna, mxa)), hn::Add(mnb, mxb)), hn::Add(mrel, hn::Add(c0, c1)));
+  const auto dsum = hn::Add(hn::Add(hn::Add(dot, sa), hn::Add(sqa, sb)),
+                            hn::Add(hn::Add(sqb, ssd), hn::Add(sad, hn::Add(srel, mabs))));
+  return LaneSum(d, dsum) + LaneExtreme<true>(df, fsum);
+}
+
 /// Fused pass over n contiguous pairs; see detail::accumulate_pair.
 ///
 /// Blocks of kBlockSteps × 4 vectors run branch-free first; a block whose
@@ -263,6 +588,15 @@ HWY_INLINE size_t BlockIndexOf(D d, const TA* HWY_RESTRICT pa, const TB* HWY_RES
 template <class TA, class TB>
 HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
                              const KernelParams& k, Partial& out) {
+  if constexpr (kFloatLane<TA> && kFloatLane<TB>) {
+    if (k.rel_float32) {
+      const PassParts parts = pass_parts(k.metrics);
+      if (parts.rel && parts.sums) AccumulateFloat<true, true, true>(pa, pb, n, first, k, out);
+      else if (parts.rel) AccumulateFloat<true, true, false>(pa, pb, n, first, k, out);  // assert_close's
+      else AccumulateFloat<false, true, true>(pa, pb, n, first, k, out);  // cosine, |a − b|, statistics
+      return;
+    }
+  }
   constexpr bool kIntegral = is_integral_storage_v<TA> && is_integral_storage_v<TB>;  // always finite
   const hn::ScalableTag<double> d;
   using D = std::remove_const_t<decltype(d)>;
@@ -276,6 +610,7 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   // < 5e-13 for n ≤ 1e6.
   constexpr size_t kBlockSteps = 128;
   const size_t whole = n / (4 * N) * (4 * N);
+  BestBlock best_abs, best_rel;
   for (size_t begin = 0; begin < whole;) {
     const size_t end = begin + (whole - begin < 4 * N * kBlockSteps ? whole - begin : 4 * N * kBlockSteps);
     // One accumulator set: its 16 vectors plus the constants fit the 32
@@ -298,19 +633,18 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
     }
     double max_abs = -1, max_rel = -1;
     acc.Reduce(d, p, max_abs, max_rel);
-    // Blocks come in index order, so only a strictly larger maximum moves
-    // the index; ties with the fallback resolve in merge() (smaller index).
-    if (max_abs > p.max_abs_diff) {
-      p.max_abs_diff = max_abs;
-      p.max_abs_index = first + BlockIndexOf<false>(d, pa, pb, begin, end, max_abs, rp);
-    }
-    if (max_rel > p.max_rel) {
-      p.max_rel = max_rel;
-      p.max_rel_index = first + BlockIndexOf<true>(d, pa, pb, begin, end, max_rel, rp);
-    }
+    best_abs.See(max_abs, begin, end);
+    best_rel.See(max_rel, begin, end);
     p.merge(fallback);
     begin = end;
   }
+  // One rescan per maximum (see BestBlock); ties with the fallbacks keep the smaller index.
+  if (best_abs.value >= 0)
+    Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
+                      first + BlockIndexOf<false>(d, pa, pb, best_abs.begin, best_abs.end, best_abs.value, rp));
+  if (best_rel.value >= 0)
+    Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
+                      first + BlockIndexOf<true>(d, pa, pb, best_rel.begin, best_rel.end, best_rel.value, rp));
   // The tail (< 4N pairs): the scalar reference.
   Partial tail;
   for (size_t i = whole; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);

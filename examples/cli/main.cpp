@@ -17,11 +17,13 @@
 namespace {
 /// The options every command that reads tensor files takes.
 void add_read_options(CLI::App* c, cli::ReadArgs& r) {
-  c->add_option("--as", r.as, "bfloat16: an npy '<V2' (2-byte void, as ml_dtypes/JAX write bfloat16) holds bfloat16")
-      ->check(CLI::IsMember({"bfloat16"}));
+  c->add_option("--as", r.as,
+                "bfloat16: an npy '<V2' (2-byte void, as ml_dtypes/JAX write bfloat16) holds bfloat16; "
+                "float8_e4m3fn / float8_e5m2: an npy '|V1' (1-byte void, as ml_dtypes writes float8) holds that float8")
+      ->check(CLI::IsMember({"bfloat16", "float8_e4m3fn", "float8_e5m2"}));
   c->add_flag("--no-crc-check", r.no_crc_check, "Skip the CRC-32 check of zip members (.npz, .pt): faster, trusts the archive");
   c->add_flag("--allow-opaque", r.allow_opaque,
-              "Show dtypes without arithmetic here (float8, '<V2' without --as) as raw unsigned words instead of refusing");
+              "Show dtypes without arithmetic here (float8 fnuz, '<V2'/'|V1' without --as) as raw unsigned words instead of refusing");
 }
 
 /// Every format the library has, for --help ("npy, npz, pt, safetensors").

@@ -23,6 +23,7 @@ td::io::LoadOptions options_of(const ReadArgs& r) {
   o.verify_crc = !r.no_crc_check;
   o.allow_opaque = r.allow_opaque;
   if (r.as == "bfloat16") o.bf16 = td::io::Bf16Hint::bfloat16;
+  if (r.as == "float8_e4m3fn" || r.as == "float8_e5m2") o.void1_as = td::parse_dtype(r.as);
   return o;
 }
 

@@ -7,6 +7,7 @@
 #include "core/dtype.hpp"
 #include "core/element_access.hpp"
 #include "core/error.hpp"
+#include "core/float8.hpp"
 #include "core/half.hpp"
 #include "core/tensor.hpp"
 #include "core/tensor_view.hpp"

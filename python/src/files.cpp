@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <tensordiff/io/registry.hpp>
 #include <tensordiff/io/safetensors.hpp>
@@ -39,7 +40,9 @@ std::string numpy_descr(td::DType t, td::ByteOrder order) {
     case td::DType::float64: code = "f8"; break;
     case td::DType::complex64: code = "c8"; break;
     case td::DType::complex128: code = "c16"; break;
-    case td::DType::bfloat16: break;  // numpy has none
+    case td::DType::bfloat16:  // numpy has none of these
+    case td::DType::float8_e4m3fn:
+    case td::DType::float8_e5m2: break;
   }
   if (!code) throw py::type_error(std::string("no numpy dtype for ") + td::dtype_name(t));
   return (order == td::ByteOrder::big ? ">" : "<") + std::string(code);
@@ -58,7 +61,14 @@ py::array numpy_view(const td::Tensor& t) {
   return a;
 }
 
-/// DLPack export for dtypes numpy lacks (bfloat16): torch gets a capsule over
+/// The same-size unsigned integer view of a tensor's bits (bfloat16 -> uint16, float8 -> uint8).
+td::Tensor as_bits(const td::Tensor& t) {
+  const td::TensorView& v = t.view();
+  const td::DType u = v.itemsize() == 1 ? td::DType::uint8 : td::DType::uint16;
+  return td::Tensor::adopt(std::make_shared<td::Tensor>(t), td::TensorView(v.data, u, v.shape, v.strides, v.byte_order));
+}
+
+/// DLPack export for dtypes numpy lacks (bfloat16, float8): torch gets a capsule over
 /// a private native-order copy, since torch tensors are writable and the
 /// file's mapping is not.
 struct DLDevice {
@@ -96,7 +106,8 @@ py::object torch_tensor(const td::Tensor& src) {
   t.data = const_cast<std::byte*>(e->tensor.view().data);
   t.device = {1, 0};
   t.ndim = static_cast<std::int32_t>(e->shape.size());
-  t.dtype = {4, 16, 1};  // kDLBfloat
+  // kDLBfloat; float8 goes as kDLUInt bytes, re-typed by the caller (torch < 2.6 has no float8 DLPack import)
+  t.dtype = e->tensor.dtype() == td::DType::bfloat16 ? DLDataType{4, 16, 1} : DLDataType{1, 8, 1};
   t.shape = e->shape.data();
   t.strides = nullptr;  // C-contiguous
   t.byte_offset = 0;
@@ -116,7 +127,27 @@ py::object torch_tensor(const td::Tensor& src) {
   return py::module_::import("torch.utils.dlpack").attr("from_dlpack")(capsule);
 }
 
+/// float8 as the richest type this interpreter has: a torch.float8_* tensor (torch >= 2.1), an
+/// ml_dtypes numpy array, or a TypeError naming load_bits() — never silently uint8.
+py::object float8_to_python(const td::Tensor& t) {
+  const char* name = td::dtype_name(t.dtype());
+  try {
+    py::module_ torch = py::module_::import("torch");
+    if (py::hasattr(torch, name)) return torch_tensor(t).attr("view")(torch.attr(name));
+  } catch (py::error_already_set&) {
+  }
+  try {
+    py::module_ ml = py::module_::import("ml_dtypes");
+    if (py::hasattr(ml, name)) return numpy_view(as_bits(t)).attr("view")(ml.attr(name));
+  } catch (py::error_already_set&) {
+  }
+  throw py::type_error(std::string("the tensor is ") + name +
+                       ", which neither numpy nor this torch can hold (torch >= 2.1 or ml_dtypes can); "
+                       "tensordiff.load_bits() gives its raw bytes and dtype name");
+}
+
 py::object to_python(const td::Tensor& t) {
+  if (t.dtype() == td::DType::float8_e4m3fn || t.dtype() == td::DType::float8_e5m2) return float8_to_python(t);
   if (t.dtype() != td::DType::bfloat16) return numpy_view(t);
   try {
     py::module_::import("torch");
@@ -163,10 +194,16 @@ td::Tensor load_dump_item(const std::filesystem::path& folder, const std::string
                   {d.path.string(), "", std::nullopt});
 }
 
-py::object load(const std::string& spec, bool bf16) {
+td::Tensor load_tensor(const std::string& spec, bool bf16, const std::optional<std::string>& float8) {
   register_formats();
   td::io::LoadOptions o;
   if (bf16) o.bf16 = td::io::Bf16Hint::bfloat16;
+  if (float8) {
+    const auto t = td::parse_dtype(*float8);
+    if (t != td::DType::float8_e4m3fn && t != td::DType::float8_e5m2)
+      throw py::value_error("float8= takes 'float8_e4m3fn' or 'float8_e5m2', not '" + *float8 + "'");
+    o.void1_as = t;
+  }
   td::Tensor t;
   {
     py::gil_scoped_release nogil;
@@ -174,7 +211,18 @@ py::object load(const std::string& spec, bool bf16) {
     const auto dump = selector ? dump_folder(file) : std::nullopt;
     t = dump ? load_dump_item(*dump, *selector, o) : td::io::load_one(spec, o).tensor;
   }
-  return to_python(t);
+  return t;
+}
+
+py::object load(const std::string& spec, bool bf16, const std::optional<std::string>& float8) {
+  return to_python(load_tensor(spec, bf16, float8));
+}
+
+/// (numpy array, dtype name): bfloat16 and float8 as their same-size unsigned bits, others as load().
+py::tuple load_bits(const std::string& spec, bool bf16, const std::optional<std::string>& float8) {
+  const td::Tensor t = load_tensor(spec, bf16, float8);
+  const bool raw = t.dtype() == td::DType::bfloat16 || t.dtype() == td::DType::float8_e4m3fn || t.dtype() == td::DType::float8_e5m2;
+  return py::make_tuple(numpy_view(raw ? as_bits(t) : t), td::dtype_name(t.dtype()));
 }
 
 py::list ls(const std::string& path) {
@@ -390,11 +438,16 @@ void bind_files(py::module_& m) {
         py::arg("legacy_result") = false, py::arg("workers") = 0u, py::arg("output") = py::none(),
         py::arg("html") = false, py::arg("jsonl") = false, py::arg("progress") = py::none(),
         "compare_dumps() without the pandas conversion (see tensordiff.compare_dumps).");
-  m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("bf16") = false,
+  m.def("load_bits", &load_bits, py::arg("path"), py::kw_only(), py::arg("bf16") = false, py::arg("float8") = py::none(),
+        "As load(), but returns (array, dtype name): bfloat16 and float8 tensors as a read-only numpy array of their "
+        "bits (uint16 / uint8), for interpreters whose numpy and torch cannot hold them; other dtypes as load().");
+  m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("bf16") = false, py::arg("float8") = py::none(),
         "One tensor from a .npy, .npz, .pt or .safetensors file: PATH when the file holds one, PATH::KEY to pick an "
         "entry (see ls()), or DUMP::ITEM for a dump item's data file (DUMP: a folder with dump.json, or the "
         "dump.json; ITEM: its name in the compare table, e.g. Functional.linear.0.forward.input.0). Returns a read-only numpy array over the file's memory map where the layout allows, or a "
-        "torch tensor (through DLPack) for bfloat16. bf16=True reads npy's '<V2' as bfloat16.");
+        "torch tensor (through DLPack) for bfloat16. float8_e4m3fn / float8_e5m2 come as a torch.float8_* tensor "
+        "(torch >= 2.1), else an ml_dtypes numpy array, else TypeError naming load_bits(). bf16=True reads npy's "
+        "'<V2' as bfloat16; float8='float8_e4m3fn' or 'float8_e5m2' reads npy's '|V1' (ml_dtypes' float8) as that.");
   m.def("ls", &ls, py::arg("path"), "The tensors of a file: path, dtype, shape, strides, storage and torch metadata, one dict each.");
 }
 

@@ -47,6 +47,8 @@ struct DLManagedTensor {
 };
 enum : std::int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLROCMHost = 11 };
 enum : std::uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
+// DLPack 1.0's float8 codes (7..14); tensordiff holds the two OCP formats torch has.
+enum : std::uint8_t { kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12 };
 
 const char* device_name(std::int32_t t) {
   switch (t) {
@@ -99,6 +101,12 @@ std::optional<td::DType> dlpack_dtype(DLDataType t) {
       if (t.bits == 64) return td::DType::complex64;
       if (t.bits == 128) return td::DType::complex128;
       break;
+    case kDLFloat8_e4m3fn:
+      if (t.bits == 8) return td::DType::float8_e4m3fn;
+      break;
+    case kDLFloat8_e5m2:
+      if (t.bits == 8) return td::DType::float8_e5m2;
+      break;
   }
   return std::nullopt;
 }
@@ -106,8 +114,8 @@ std::optional<td::DType> dlpack_dtype(DLDataType t) {
 [[noreturn]] void type_error(const std::string& s) { throw py::type_error(s); }
 
 /// Takes over a "dltensor" capsule: the view of its tensor, the tensor kept
-/// until `in` is released. `as_bool`: the bytes are torch bool seen as uint8.
-void consume_capsule(Input& in, const py::object& cap, const char* arg, bool as_bool) {
+/// until `in` is released. `as`: the dtype of bytes exported as uint8 (torch bool, float8).
+void consume_capsule(Input& in, const py::object& cap, const char* arg, std::optional<td::DType> as) {
   if (!PyCapsule_IsValid(cap.ptr(), "dltensor")) type_error(std::string(arg) + ": __dlpack__() did not return a DLPack capsule");
   auto* mt = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
   PyCapsule_SetName(cap.ptr(), "used_dltensor");  // consumed: the capsule no longer frees it, we do
@@ -123,14 +131,14 @@ void consume_capsule(Input& in, const py::object& cap, const char* arg, bool as_
                "with the C++ CUDA backend (tensordiff/backends/cuda.hpp)");
   std::optional<td::DType> dt = dlpack_dtype(t.dtype);
   if (!dt) {
-    const bool float8 = t.dtype.code >= 7 && t.dtype.code <= 13 && t.dtype.bits == 8;
+    const bool float8 = t.dtype.code >= 7 && t.dtype.code <= 14 && t.dtype.bits == 8;
     type_error(std::string(arg) + ": " +
-               (float8 ? std::string("float8 (DLPack type code ") + std::to_string(t.dtype.code) +
-                             ") is not a tensordiff dtype yet; compare .float() copies"
+               (float8 ? std::string("float8 variant (DLPack type code ") + std::to_string(t.dtype.code) +
+                             ") is not a tensordiff dtype (float8_e4m3fn and float8_e5m2 are); compare .float() copies"
                        : "DLPack dtype (code " + std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) +
                              " bits, " + std::to_string(t.dtype.lanes) + " lanes) is not a tensordiff dtype"));
   }
-  if (as_bool && *dt == td::DType::uint8) dt = td::DType::boolean;
+  if (as && *dt == td::DType::uint8) dt = as;
   td::Shape shape(t.shape, t.shape + t.ndim);
   td::Strides strides = t.strides ? td::Strides(t.strides, t.strides + t.ndim) : td::contiguous_strides(shape);
   in.view = td::TensorView(static_cast<const std::byte*>(t.data) + t.byte_offset, *dt, std::move(shape), std::move(strides));
@@ -142,6 +150,7 @@ void consume_capsule(Input& in, const py::object& cap, const char* arg, bool as_
 /// autograd; the device is checked on the capsule), a few microseconds a call.
 struct TorchApi {
   py::object tensor, to_dlpack, bool_dtype, uint8_dtype, complex64, complex128;
+  py::object f8e4m3fn, f8e5m2;  ///< torch.float8_* (torch >= 2.1), else None
 };
 const TorchApi* torch_api() {
   static const TorchApi* api = nullptr;  // leaked: must outlive interpreter shutdown order
@@ -150,8 +159,9 @@ const TorchApi* torch_api() {
   if (!torch || !PyObject_HasAttrString(torch, "_C") || !PyObject_HasAttrString(torch, "Tensor")) return nullptr;
   auto t = py::reinterpret_borrow<py::module_>(torch);
   if (!py::hasattr(t.attr("_C"), "_to_dlpack")) return nullptr;
-  api = new TorchApi{t.attr("Tensor"), t.attr("_C").attr("_to_dlpack"), t.attr("bool"),
-                     t.attr("uint8"),  t.attr("complex64"),             t.attr("complex128")};
+  api = new TorchApi{t.attr("Tensor"),    t.attr("_C").attr("_to_dlpack"), t.attr("bool"),
+                     t.attr("uint8"),     t.attr("complex64"),             t.attr("complex128"),
+                     py::getattr(t, "float8_e4m3fn", py::none()), py::getattr(t, "float8_e5m2", py::none())};
   return api;
 }
 
@@ -159,10 +169,13 @@ Input from_torch(py::handle obj, const TorchApi& api, const char* arg) {
   Input in;
   in.owner = py::reinterpret_borrow<py::object>(obj);
   const py::object dtype = obj.attr("dtype");
-  // torch (1.13) refuses to export bool; its uint8 alias has the same bytes.
-  const bool as_bool = dtype.is(api.bool_dtype);
-  if (as_bool) in.owner = in.owner.attr("view")(api.uint8_dtype);
-  consume_capsule(in, api.to_dlpack(in.owner), arg, as_bool);
+  // torch (1.13) refuses to export bool, and torch before 2.6 float8; their uint8 aliases have the same bytes.
+  std::optional<td::DType> as;
+  if (dtype.is(api.bool_dtype)) as = td::DType::boolean;
+  else if (!api.f8e4m3fn.is_none() && dtype.is(api.f8e4m3fn)) as = td::DType::float8_e4m3fn;
+  else if (!api.f8e5m2.is_none() && dtype.is(api.f8e5m2)) as = td::DType::float8_e5m2;
+  if (as) in.owner = in.owner.attr("view")(api.uint8_dtype);
+  consume_capsule(in, api.to_dlpack(in.owner), arg, as);
   return in;
 }
 
@@ -181,7 +194,7 @@ Input from_dlpack(py::handle obj, const char* arg) {
   // shares the memory, so no copy happens either way.
   if (py::hasattr(obj, "requires_grad") && py::hasattr(obj, "detach") && obj.attr("requires_grad").cast<bool>())
     in.owner = obj.attr("detach")();
-  consume_capsule(in, in.owner.attr("__dlpack__")(), arg, false);
+  consume_capsule(in, in.owner.attr("__dlpack__")(), arg, std::nullopt);
   return in;
 }
 
@@ -210,9 +223,13 @@ std::optional<td::DType> numpy_dtype(const py::dtype& d) {
       if (size == 8) return td::DType::complex64;
       if (size == 16) return td::DType::complex128;
       break;
-    case 'V':  // ml_dtypes' bfloat16 (what JAX hands to numpy)
-      if (size == 2 && py::str(d.attr("name")).cast<std::string>() == "bfloat16") return td::DType::bfloat16;
+    case 'V': {  // ml_dtypes' bfloat16 and float8 (what JAX hands to numpy)
+      const std::string name = py::str(d.attr("name")).cast<std::string>();
+      if (size == 2 && name == "bfloat16") return td::DType::bfloat16;
+      if (size == 1 && name == "float8_e4m3fn") return td::DType::float8_e4m3fn;
+      if (size == 1 && name == "float8_e5m2") return td::DType::float8_e5m2;
       break;
+    }
   }
   return std::nullopt;
 }
@@ -222,7 +239,8 @@ Input from_numpy(py::array arr, const char* arg) {
   const std::optional<td::DType> dt = numpy_dtype(d);
   if (!dt)
     type_error(std::string(arg) + ": numpy dtype " + py::repr(d).cast<std::string>() +
-               " is not a tensordiff dtype (bool, int8-64, uint8-64, float16/32/64, bfloat16, complex64/128)");
+               " is not a tensordiff dtype (bool, int8-64, uint8-64, float16/32/64, bfloat16, float8_e4m3fn/e5m2, "
+               "complex64/128)");
   const auto item = static_cast<py::ssize_t>(d.itemsize());
   bool strides_fit = true;
   for (py::ssize_t i = 0; i < arr.ndim(); ++i) strides_fit = strides_fit && arr.strides(i) % item == 0;

@@ -16,6 +16,7 @@ from ._tensordiff import (  # noqa: F401
     compare,
     crc32,
     load,
+    load_bits,
     ls,
     md5,
     set_threads,
@@ -77,5 +78,5 @@ def compare_dumps(npu, bench, *, mode="auto", compat="tensordiff", fuzzy=False, 
 
 __all__ = [
     "Comparison", "DumpResult", "compare_dumps", "FormatError", "Summary", "Verdict", "assert_close", "check", "compare", "crc32",
-    "load", "ls", "md5", "set_threads", "summarize",
+    "load", "load_bits", "ls", "md5", "set_threads", "summarize",
 ]

@@ -2,10 +2,13 @@
 from os import PathLike
 from typing import Any, Callable, Iterable, Literal, Optional, Sequence, Union
 
+import numpy
+
 __version__: str
 
-# numpy arrays (any dtype tensordiff knows, strides, byte order), objects with
-# __dlpack__ (torch CPU tensors incl. bfloat16), buffers, lists of numbers.
+# numpy arrays (any dtype tensordiff knows, strides, byte order; ml_dtypes bfloat16/float8 too),
+# objects with __dlpack__ (torch CPU tensors incl. bfloat16 and float8_e4m3fn/float8_e5m2, DLPack 1.0
+# float8 type codes 10/12), buffers, lists of numbers.
 TensorLike = Any
 MetricName = Literal["cosine", "euclidean_distance", "max_abs_err", "max_rel_err", "one_thousandth_ratio",
                      "five_thousandths_ratio", "mean_abs_err", "mean_rel_err", "rmse"]
@@ -106,10 +109,18 @@ def assert_close(actual: TensorLike, expected: TensorLike, *, standard: str = "t
     """Raises AssertionError with torch.testing's message unless actual is close to expected."""
 def set_threads(threads: int) -> None:
     """Size of the library's thread pool (0 = hardware threads)."""
-def load(path: Union[str, PathLike[str]], *, bf16: bool = False) -> Any:
+def load(path: Union[str, PathLike[str]], *, bf16: bool = False,
+         float8: Optional[Literal["float8_e4m3fn", "float8_e5m2"]] = None) -> Any:
     """One tensor from .npy/.npz/.pt/.safetensors (PATH or PATH::KEY) or a dump item (DUMP::ITEM, DUMP a
     folder with dump.json): a read-only numpy array over the file's mapping, or a torch.bfloat16 tensor
-    (a copy, through DLPack)."""
+    (a copy, through DLPack). float8_e4m3fn / float8_e5m2 tensors come as a torch.float8_* tensor
+    (torch >= 2.1, a copy), else an ml_dtypes numpy array when ml_dtypes is importable, else
+    TypeError naming load_bits() — never as uint8 numbers. bf16=True reads npy's '<V2' as bfloat16;
+    float8= reads npy's '|V1' (how ml_dtypes saves float8) as that format."""
+def load_bits(path: Union[str, PathLike[str]], *, bf16: bool = False,
+              float8: Optional[Literal["float8_e4m3fn", "float8_e5m2"]] = None) -> tuple[numpy.ndarray, str]:
+    """As load(), but returns (array, dtype name), with bfloat16 and float8 tensors as a read-only
+    numpy array of their bits (uint16 / uint8) over the file's mapping: works with any numpy/torch."""
 def ls(path: Union[str, PathLike[str]]) -> list[dict[str, Any]]:
     """The tensors of a file: path, dtype, shape, strides, byte order and storage metadata."""
 

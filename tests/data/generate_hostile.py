@@ -221,6 +221,13 @@ def tensors():
     f = write("bf16_void.npy", npy_raw("<V2", (3,), bits))
     case("npy_void2_refused", ["stat", f], 2, stderr=[r"bf16_void\.npy: descr at byte \d+: unsupported npy dtype '<V2'.*--as bfloat16"])
     case("npy_void2_as_bfloat16", ["stat", f, "--as", "bfloat16"], 0, stdout=[r"bfloat16 \[3\]", r"min\s+-2\.5", r"max\s+3\.140625"])
+    # float8 saved by ml_dtypes as a 1-byte void: refused naming the option, then read with --as float8_*.
+    f = write("f8_void.npy", npy_raw("|V1", (4,), b"\x38\x40\x44\xc8"))  # e4m3fn 1, 2, 3, -4; e5m2 0.5, 2, 4, -8
+    case("npy_void1_refused", ["stat", f], 2, stderr=[r"f8_void\.npy: descr at byte \d+: unsupported npy dtype '\|V1'.*--as float8_e4m3fn"])
+    case("npy_void1_as_float8_e4m3fn", ["stat", f, "--as", "float8_e4m3fn"], 0,
+         stdout=[r"float8_e4m3fn \[4\]", r"min\s+-4\b", r"max\s+3\b"])
+    case("npy_void1_as_float8_e5m2", ["stat", f, "--as", "float8_e5m2"], 0,
+         stdout=[r"float8_e5m2 \[4\]", r"min\s+-8\b", r"max\s+4\b"])
     f = write("subarray.npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", 118) +
               b"{'descr': ('<f4', (2,)), 'fortran_order': False, 'shape': (3,), }".ljust(117) + b"\n" + b"\0" * 24)
     case("npy_subarray_refused", ["stat", f], 2, stderr=[r"subarray dtype"])
@@ -261,8 +268,14 @@ def safetensors():
     h = b'{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "a": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'
     f = write("dup.safetensors", struct.pack("<Q", len(h)) + h + buf)
     case("safetensors_duplicate_name", ["stat", f], 2, stderr=[r"tensor 'a' at byte 8: duplicate tensor name"])
-    f = write("f8.safetensors", st({"a": {"dtype": "F8_E4M3", "shape": [4], "data_offsets": [0, 4]}}, b"\0\1\2\3"))
-    case("safetensors_unknown_dtype", ["stat", f], 2, stderr=[r"unsupported safetensors dtype 'F8_E4M3'"])
+    f = write("e8m0.safetensors", st({"a": {"dtype": "F8_E8M0", "shape": [4], "data_offsets": [0, 4]}}, b"\0\1\2\3"))
+    case("safetensors_unknown_dtype", ["stat", f], 2, stderr=[r"unsupported safetensors dtype 'F8_E8M0'"])
+    # F8_E4M3 / F8_E5M2 are float8: bytes 0, 1, 2, 0x83 are 0, 2^-9, 2^-8, -3*2^-9 (e4m3fn), 0, 2^-16, 2^-15, -3*2^-16 (e5m2)
+    f = write("f8.safetensors", st({"a": {"dtype": "F8_E4M3", "shape": [4], "data_offsets": [0, 4]}}, b"\0\1\2\x83"))
+    case("safetensors_f8_e4m3_read", ["stat", f], 0,
+         stdout=[r"a  float8_e4m3fn \[4\]", r"min\s+-0\.005859375\b", r"max\s+0\.00390625\b"])
+    f = write("f8_e5m2.safetensors", st({"a": {"dtype": "F8_E5M2", "shape": [4], "data_offsets": [0, 4]}}, b"\0\1\2\x83"))
+    case("safetensors_f8_e5m2_read", ["stat", f], 0, stdout=[r"a  float8_e5m2 \[4\]", r"min\s+-4\.57763672e-05\b", r"max\s+3\.05175781e-05\b"])
 
 
 # ---------------------------------------------------------------- archives and pickles
@@ -333,13 +346,17 @@ def bombs():
     f = write("long_keys.pt", pt_zip(pkl, [("0", b"\0\0\x80?")]))
     case("pickle_long_key_paths", ["stat", f], 2, stderr=[r"long_keys\.pt: data\.pkl: tensor paths add up to more than"], mem_mb=1024)
 
-    # float8 storage of torch >= 2.1, by hand: refused by name, never shown as uint8.
-    pkl = (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01"
-           b"ctorch\nFloat8_e4m3fnStorage\nq\x02X\x01\x00\x00\x000q\x03X\x03\x00\x00\x00cpuq\x04K\x04tq\x05Q"
-           b"K\x00K\x04\x85K\x01\x85\x89ccollections\nOrderedDict\nq\x06)Rq\x07tq\x08Rq\x09.")
-    f = write("float8.pt", pt_zip(pkl, [("0", b"\x38\x40\x44\x48")]))
-    case("pt_float8_storage_refused", ["stat", f], 2,
-         stderr=[r"float8\.pt: .*storage 'torch\.Float8_e4m3fnStorage' holds torch\.float8_e4m3fn, which tensordiff does not support"])
+    # float8 storage of torch >= 2.1, by hand: read as float8 (1, 2, 3, 4), never shown as uint8;
+    # the fnuz variants tensordiff does not hold are refused by name.
+    def float8_pt(storage):
+        return (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01"
+                b"ctorch\n" + storage + b"\nq\x02X\x01\x00\x00\x000q\x03X\x03\x00\x00\x00cpuq\x04K\x04tq\x05Q"
+                b"K\x00K\x04\x85K\x01\x85\x89ccollections\nOrderedDict\nq\x06)Rq\x07tq\x08Rq\x09.")
+    f = write("float8.pt", pt_zip(float8_pt(b"Float8_e4m3fnStorage"), [("0", b"\x38\x40\x44\x48")]))
+    case("pt_float8_storage_read", ["stat", f], 0, stdout=[r"float8_e4m3fn \[4\]", r"min\s+1\b", r"max\s+4\b"])
+    f = write("float8_fnuz.pt", pt_zip(float8_pt(b"Float8_e4m3fnuzStorage"), [("0", b"\x38\x40\x44\x48")]))
+    case("pt_float8_fnuz_storage_refused", ["stat", f], 2,
+         stderr=[r"float8_fnuz\.pt: .*storage 'torch\.Float8_e4m3fnuzStorage' holds torch\.float8_e4m3fnuz, which tensordiff does not support"])
 
     # torch.zeros(1).expand(2**20, 2**20) as torch.save writes it: one float, strides (0, 0).
     mb = b"J" + struct.pack("<i", 1 << 20)
@@ -355,10 +372,10 @@ def bombs():
 
 def golden_float8():
     # torch >= 2.1 layout (UntypedStorage + _rebuild_tensor_v3 with a dtype), from the committed goldens:
-    # the float8 tensor is refused by name instead of being shown as uint8.
+    # the float8 tensor is read as float8_e4m3fn (1, -1, 448, 0, 2^-9, 2), never shown as uint8.
     f = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pt", "rebuild_v3_uint16_float8.pt")
-    case("pt_float8_v3_refused", ["stat", f], 2, stderr=[r"dtype torch\.float8_e4m3fn is not supported"], not_stderr=[r"uint8"])
-    case("pt_float8_v3_allow_opaque", ["ls", f, "--allow-opaque"], 0, stdout=[r"uint8"])
+    case("pt_float8_v3_read", ["stat", f], 0, stdout=[r"float8_e4m3fn \[6\]", r"max\s+448\b"])
+    case("pt_float8_v3_allow_opaque", ["ls", f, "--allow-opaque"], 0, stdout=[r"float8_e4m3fn"])
 
 
 def main():

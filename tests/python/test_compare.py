@@ -283,10 +283,12 @@ def test_third_party_dlpack_producer_and_float8():
     e = CtypesExporter(a, code=2, bits=32)  # kDLFloat, 32 bits, strided
     assert td.compare(e, a).max_abs_err == 0.0 and td.summarize(e).sum == float(a.sum())
     assert e.deleted == 2  # each consumed capsule freed once, after use
-    f8 = CtypesExporter(np.zeros(4, np.uint8), code=10, bits=8)  # kDLFloat8_e4m3fn (DLPack 1.0)
+    f8 = CtypesExporter(np.zeros(4, np.uint8), code=11, bits=8)  # kDLFloat8_e4m3fnuz: not held (test_float8.py has the rest)
     with pytest.raises(TypeError, match="float8"):
         td.summarize(f8)
     assert f8.deleted == 1
+    f8 = CtypesExporter(np.full(4, 0x38, np.uint8), code=10, bits=8)  # kDLFloat8_e4m3fn (DLPack 1.0): 1.0 each
+    assert td.summarize(f8).sum == 4.0 and f8.deleted == 1
 
 
 def test_the_gil_is_released_during_compare():

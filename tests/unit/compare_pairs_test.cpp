@@ -1,4 +1,4 @@
-// compare() for every dtype pair (13 × 13), several strided layouts and
+// compare() for every dtype pair (15 × 15, float8 included), several strided layouts and
 // non-finite patterns, against the independent long-double reference.
 #include "foundation_reference.hpp"
 

@@ -14,7 +14,8 @@ TEST(DType, NamesAndSizes) {
       {DType::int16, {"int16", 2}},       {DType::uint16, {"uint16", 2}},    {DType::int32, {"int32", 4}},
       {DType::uint32, {"uint32", 4}},     {DType::int64, {"int64", 8}},      {DType::uint64, {"uint64", 8}},
       {DType::float16, {"float16", 2}},   {DType::bfloat16, {"bfloat16", 2}}, {DType::float32, {"float32", 4}},
-      {DType::float64, {"float64", 8}},   {DType::complex64, {"complex64", 8}}, {DType::complex128, {"complex128", 16}}};
+      {DType::float64, {"float64", 8}},   {DType::complex64, {"complex64", 8}}, {DType::complex128, {"complex128", 16}},
+      {DType::float8_e4m3fn, {"float8_e4m3fn", 1}}, {DType::float8_e5m2, {"float8_e5m2", 1}}};
   ASSERT_EQ(std::size(table), std::size(all_dtypes));
   for (const auto& [t, e] : table) {
     EXPECT_STREQ(dtype_name(t), e.first);
@@ -32,7 +33,7 @@ TEST(DType, Classification) {
     signed_ints += is_signed_integer(t);
     EXPECT_EQ(is_floating(t) + is_complex(t) + is_integral(t), 1) << dtype_name(t);
   }
-  EXPECT_EQ(floats, 4);
+  EXPECT_EQ(floats, 6);
   EXPECT_EQ(complexes, 2);
   EXPECT_EQ(ints, 9);
   EXPECT_EQ(signed_ints, 4);
@@ -62,6 +63,8 @@ TEST(DType, TraitsAgree) {
   check_trait<DType::float64>();
   check_trait<DType::complex64>();
   check_trait<DType::complex128>();
+  check_trait<DType::float8_e4m3fn>();
+  check_trait<DType::float8_e5m2>();
   // visit's storage types have the dtype's size; complex is refused
   for (DType t : all_dtypes) {
     if (is_complex(t)) {
@@ -98,6 +101,8 @@ TEST(DType, FrameworkSpellings) {
       {"torch.short", DType::int16},       {"torch.int8", DType::int8},       {"torch.uint8", DType::uint8},
       {"torch.bool", DType::boolean},      {"torch.complex64", DType::complex64}, {"torch.cfloat", DType::complex64},
       {"torch.complex128", DType::complex128},
+      {"torch.float8_e4m3fn", DType::float8_e4m3fn}, {"torch.float8_e5m2", DType::float8_e5m2},
+      {"Float8E4M3FN", DType::float8_e4m3fn}, {"Float8E5M2", DType::float8_e5m2},
       // MindSpore
       {"BFloat16", DType::bfloat16}, {"Float16", DType::float16}, {"Float32", DType::float32},
       {"Float64", DType::float64},   {"Int8", DType::int8},       {"Int16", DType::int16},
@@ -114,7 +119,7 @@ TEST(DType, FrameworkSpellings) {
 }
 
 TEST(DType, UnknownSpellings) {
-  for (const char* bad : {"", "float8_e4m3fn", "torch.float8_e5m2", "Float8", "int4", "torch.", "string", "object",
+  for (const char* bad : {"", "float8_e4m3fnuz", "torch.float8_e5m2fnuz", "Float8", "int4", "torch.", "string", "object",
                           "floa", "float32 ", "torch.torch.float32"}) {
     EXPECT_EQ(parse_dtype(bad), std::nullopt) << '"' << bad << '"';
     try {

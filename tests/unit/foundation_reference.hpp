@@ -23,7 +23,12 @@ namespace tdref {
 using namespace tensordiff;
 
 inline const std::vector<DType>& real_dtypes() {
-  static const std::vector<DType> v(std::begin(all_dtypes), std::end(all_dtypes) - 2);
+  static const std::vector<DType> v = [] {
+    std::vector<DType> r;
+    for (DType t : all_dtypes)
+      if (!is_complex(t)) r.push_back(t);
+    return r;
+  }();
   return v;
 }
 inline bool is_int_like(DType t) { return !is_floating(t); }
@@ -43,6 +48,18 @@ inline long double decode_bf16(std::uint16_t b) {
   if (e == 255) v = m ? std::numeric_limits<long double>::quiet_NaN() : std::numeric_limits<long double>::infinity();
   else if (e == 0) v = std::ldexp(static_cast<long double>(m), -133);
   else v = std::ldexp(static_cast<long double>(128 + m), e - 134);
+  return s ? -v : v;
+}
+
+/// OCP FP8 from its bit fields: E4M3FN (no inf; only S.1111.111 is NaN) or E5M2 (IEEE-like).
+inline long double decode_f8(std::uint8_t b, bool e4m3fn) {
+  const int ebits = e4m3fn ? 4 : 5, mbits = 7 - ebits, bias = e4m3fn ? 7 : 15;
+  const int s = b >> 7, e = (b >> mbits) & ((1 << ebits) - 1), m = b & ((1 << mbits) - 1);
+  long double v;
+  if (e4m3fn && e == 15 && m == 7) v = std::numeric_limits<long double>::quiet_NaN();
+  else if (!e4m3fn && e == 31) v = m ? std::numeric_limits<long double>::quiet_NaN() : std::numeric_limits<long double>::infinity();
+  else if (e == 0) v = std::ldexp(static_cast<long double>(m), 1 - bias - mbits);
+  else v = std::ldexp(static_cast<long double>((1 << mbits) + m), e - bias - mbits);
   return s ? -v : v;
 }
 
@@ -66,6 +83,8 @@ inline long double decode(DType t, const unsigned char* p) {
     case DType::bfloat16: return decode_bf16(get(std::uint16_t{}));
     case DType::float32: return get(float{});
     case DType::float64: return get(double{});
+    case DType::float8_e4m3fn: return decode_f8(p[0], true);
+    case DType::float8_e5m2: return decode_f8(p[0], false);
     default: ADD_FAILURE() << "complex in reference"; return 0;
   }
 }
@@ -117,6 +136,12 @@ inline void store(DType t, unsigned char* p, long double v) {
     case DType::bfloat16: put(bfloat16(static_cast<float>(v))); break;
     case DType::float32: put(static_cast<float>(v)); break;
     case DType::float64: put(static_cast<double>(v)); break;
+    case DType::float8_e4m3fn:  // finite values stay finite, as for float16
+      put(float8_e4m3fn(static_cast<float>(std::isfinite(v) ? std::fmin(std::fmax(v, -448.0L), 448.0L) : v)));
+      break;
+    case DType::float8_e5m2:
+      put(float8_e5m2(static_cast<float>(std::isfinite(v) ? std::fmin(std::fmax(v, -57344.0L), 57344.0L) : v)));
+      break;
     default: ADD_FAILURE() << "complex store"; break;
   }
 }
@@ -208,12 +233,16 @@ inline long double random_value(DType t, std::mt19937_64& rng) {
   }
   if (pick < 0.05) return u(rng) < 0.5 ? 0.0L : -0.0L;
   if (pick < 0.10) {  // subnormal of t
-    const int min_exp = t == DType::float16 ? -24 : t == DType::bfloat16 || t == DType::float32 ? -149 : -1074;
+    const int min_exp = t == DType::float16                               ? -24
+                        : t == DType::float8_e4m3fn                       ? -9
+                        : t == DType::float8_e5m2                         ? -16
+                        : t == DType::bfloat16 || t == DType::float32     ? -149
+                                                                          : -1074;
     return std::ldexp(static_cast<long double>(1 + static_cast<int>(u(rng) * 5)), min_exp) * (u(rng) < 0.5 ? -1 : 1);
   }
   if (pick < 0.70) return g(rng);
   // heavy tail: lognormal-ish spread, bounded by the type's range
-  const double max_e = t == DType::float16 ? 3 : 30;
+  const double max_e = t == DType::float16 ? 3 : t == DType::float8_e4m3fn ? 2 : t == DType::float8_e5m2 ? 3 : 30;
   return g(rng) * std::pow(10.0, (2 * u(rng) - 1) * max_e);
 }
 
@@ -248,8 +277,9 @@ inline void random_pair(DType ta, DType tb, std::size_t n, NonFinite nf, std::mt
   for (std::size_t j = 0; j < k; ++j) {
     const std::size_t i = rng() % n;
     if (nf == NonFinite::matching) {
-      if (fa && fb) {
-        a[i] = random_nonfinite(rng);
+      if (fa && fb) {  // float8_e4m3fn has no infinity: its non-finite values are NaN
+        const bool no_inf = ta == DType::float8_e4m3fn || tb == DType::float8_e4m3fn;
+        a[i] = no_inf ? std::numeric_limits<long double>::quiet_NaN() : random_nonfinite(rng);
         b[i] = std::isnan(a[i]) ? std::numeric_limits<long double>::quiet_NaN()
                                 : (u(rng) < 0.5 ? a[i] : -a[i]);  // +inf vs -inf counts as matching
       }
@@ -293,7 +323,11 @@ struct PairRef {
 };
 
 inline double eps_for(DType a, DType b) {
-  auto narrow = [](DType t) { return t == DType::float16 || t == DType::bfloat16 || t == DType::float32; };
+  // msprobe (pytorch/compare/utils.py) widens bfloat16 and float8 tensors to float32
+  auto narrow = [](DType t) {
+    return t == DType::float16 || t == DType::bfloat16 || t == DType::float32 || t == DType::float8_e4m3fn ||
+           t == DType::float8_e5m2;
+  };
   return narrow(a) && narrow(b) ? std::ldexp(1.0, -23) : std::ldexp(1.0, -52);
 }
 

@@ -424,8 +424,17 @@ TEST(PickleHostile, BadTensorRecords) {
   P fp8;
   fp8.global("torch._utils", "_rebuild_tensor_v3").op('(').storage("UntypedStorage", "0", 2).i(0).ints({2}).ints({1});
   fp8.op(0x89).odict().global("torch", "float8_e4m3fn").op('t').op('R').stop();
-  EXPECT_EQ(run(fp8.b).value->tensor->dtype, td::DType::uint8);  // opaque bytes
-  EXPECT_EQ(run(fp8.b).value->tensor->opaque_dtype, "float8_e4m3fn");
+  EXPECT_EQ(run(fp8.b).value->tensor->dtype, td::DType::float8_e4m3fn);  // a real dtype
+  EXPECT_EQ(run(fp8.b).value->tensor->opaque_dtype, "");
+  P fp8t;  // torch >= 2.1's typed storage class
+  fp8t.global("torch._utils", "_rebuild_tensor_v2").op('(').storage("Float8_e5m2Storage", "0", 2).i(0).ints({2}).ints({1});
+  fp8t.op(0x89).odict().op('t').op('R').stop();
+  EXPECT_EQ(run(fp8t.b).value->tensor->dtype, td::DType::float8_e5m2);
+  P fnuz;  // fnuz variants stay opaque bytes (refused by the pt reader unless allow_opaque)
+  fnuz.global("torch._utils", "_rebuild_tensor_v3").op('(').storage("UntypedStorage", "0", 2).i(0).ints({2}).ints({1});
+  fnuz.op(0x89).odict().global("torch", "float8_e4m3fnuz").op('t').op('R').stop();
+  EXPECT_EQ(run(fnuz.b).value->tensor->dtype, td::DType::uint8);
+  EXPECT_EQ(run(fnuz.b).value->tensor->opaque_dtype, "float8_e4m3fnuz");
   P q4;
   q4.global("torch._utils", "_rebuild_tensor_v3").op('(').storage("UntypedStorage", "0", 2).i(0).ints({2}).ints({1});
   q4.op(0x89).odict().global("torch", "quint4x2").op('t').op('R').stop();

@@ -78,6 +78,8 @@ long double element(const td::Tensor& t, std::size_t k) {
     case td::DType::float64: return get(double{});
     case td::DType::complex64: return get(float{});
     case td::DType::complex128: return get(double{});
+    case td::DType::float8_e4m3fn: return static_cast<float>(td::float8_e4m3fn::from_bits(get(std::uint8_t{})));
+    case td::DType::float8_e5m2: return static_cast<float>(td::float8_e5m2::from_bits(get(std::uint8_t{})));
   }
   return 0;
 }
@@ -124,7 +126,7 @@ void check_tensor(const io::LoadedTensor& got, const json& want, const std::stri
   if (dt) {
     EXPECT_EQ(td::dtype_name(got.tensor.dtype()), wdtype) << ctx;
     EXPECT_FALSE(got.meta.opaque) << ctx;
-  } else {  // float8 and friends: opaque words of the same size
+  } else {  // float8 fnuz and friends: opaque words of the same size
     EXPECT_TRUE(got.meta.opaque) << ctx;
     EXPECT_EQ(got.meta.source_dtype, "torch." + wdtype) << ctx;
   }
@@ -153,12 +155,15 @@ void check_tensor(const io::LoadedTensor& got, const json& want, const std::stri
     const td::Tensor cc = td::Tensor::copy_of(got.tensor.view());
     if (c.nbytes()) { EXPECT_EQ(std::memcmp(cc.view().data, c.view().data, c.nbytes()), 0) << ctx; }
   }
-  if (dt && want.contains("values") && !td::is_complex(*dt)) {
-    const auto& vals = want["values"];
+  // float8 sidecars list the raw bytes as "values" and the decoded numbers as "float8_values"
+  const bool f8 = dt && (*dt == td::DType::float8_e4m3fn || *dt == td::DType::float8_e5m2);
+  if (f8) { EXPECT_TRUE(want.contains("float8_values")) << ctx; }
+  if (dt && want.contains(f8 ? "float8_values" : "values") && !td::is_complex(*dt)) {
+    const auto& vals = want[f8 ? "float8_values" : "values"];
     ASSERT_EQ(vals.size(), c.numel()) << ctx;
     for (std::size_t k = 0; k < vals.size(); ++k) expect_same(element(c, k), json_number(vals[k]), ctx + " value " + std::to_string(k));
   }
-  if (dt && want.contains("sum") && !td::is_complex(*dt) && !want["sum"].is_string()) {
+  if (dt && !f8 && want.contains("sum") && !td::is_complex(*dt) && !want["sum"].is_string()) {
     long double sum = 0;  // independent long double reduction vs Python's math.fsum
     for (std::size_t k = 0; k < c.numel(); ++k) sum += element(c, k);
     EXPECT_NEAR(static_cast<double>(sum), want["sum"].get<double>(), 1e-9 * (1 + std::fabs(want["sum"].get<double>()))) << ctx;
@@ -167,16 +172,20 @@ void check_tensor(const io::LoadedTensor& got, const json& want, const std::stri
 
 }  // namespace
 
-// A float8 storage is never shown as uint8 numbers unless asked for.
-TEST(PtHostile, Float8IsRefusedByNameUnlessOpaqueAllowed) {
+// A float8 storage (torch >= 2.1: UntypedStorage + _rebuild_tensor_v3 with torch.float8_e4m3fn) is
+// read as float8_e4m3fn, never as uint8 numbers; the sidecar's decoded values come from the generator.
+TEST(PtGolden, Float8ReadAsFloat8) {
   const std::string file = data_dir + "/pt/rebuild_v3_uint16_float8.pt";
-  try {
-    load(file);
-    ADD_FAILURE() << "float8 must be refused by default";
-  } catch (const td::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("float8_e4m3fn"), std::string::npos) << e.what();
-    EXPECT_EQ(e.category(), td::ErrorCategory::unsupported);
-  }
+  const json meta = read_json(file + ".json");
+  const auto got = io::load_pt(io::MappedFile::open(file), io::LoadOptions{});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].tensor.dtype(), td::DType::float8_e4m3fn);
+  EXPECT_FALSE(got[1].meta.opaque);
+  EXPECT_EQ(got[1].meta.source_dtype, "torch.float8_e4m3fn");
+  const auto& want = meta["tensors"][1]["float8_values"];
+  ASSERT_EQ(want.size(), got[1].tensor.numel());
+  for (std::size_t k = 0; k < want.size(); ++k)
+    EXPECT_EQ(static_cast<double>(element(got[1].tensor, k)), want[k].get<double>()) << k;
 }
 
 TEST(PtGolden, EveryFileMatchesItsSidecar) {

@@ -150,6 +150,17 @@ inline long double decode_real(DType t, const unsigned char* p) {
       std::memcpy(&f, &u, 8);
       return f;
     }
+    case DType::float8_e4m3fn:
+    case DType::float8_e5m2: {  // OCP FP8 from the bit fields; E4M3FN: no inf, S.1111.111 is NaN
+      const bool e4 = t == DType::float8_e4m3fn;
+      const int mb = e4 ? 3 : 2, bias = e4 ? 7 : 15, top = e4 ? 15 : 31;
+      const int e = (p[0] >> mb) & top, m = p[0] & ((1 << mb) - 1);
+      long double v = e4 ? (e == top && m == 7 ? NAN : 0) : (e == top ? (m ? NAN : INFINITY) : 0);
+      if (!std::isnan(v) && !std::isinf(v))
+        v = e == 0 ? std::ldexp(static_cast<long double>(m), 1 - bias - mb)
+                   : std::ldexp(static_cast<long double>((1 << mb) + m), e - bias - mb);
+      return (p[0] & 0x80) ? -v : v;
+    }
     default: return NAN;
   }
 }

@@ -150,9 +150,18 @@ template <class Acc> Acc merge_blocks(const DeviceBuffer& buf, unsigned blocks, 
   return total;
 }
 
+/// float8 has no device loader: refused on the host (the float loaders would read it as double).
+inline void reject_float8(DType t, const char* what) {
+  if (t == DType::float8_e4m3fn || t == DType::float8_e5m2)
+    throw Error(ErrorCategory::unsupported,
+                std::string(what) + " does not support " + dtype_name(t) + " yet (compare it on the host)");
+}
+
 /// The fused pass over two same-shape device views.
 inline Partial accumulate_views(const TensorView& a, const TensorView& b, const KernelParams& k, cudaStream_t s) {
   visit_real_dtypes(a.dtype, b.dtype, [](auto, auto) {}, "cuda::compare()");  // complex: host's error
+  reject_float8(a.dtype, "cuda::compare()");
+  reject_float8(b.dtype, "cuda::compare()");
   check_view(a, "tensor a");
   check_view(b, "tensor b");
   const std::uint64_t n = a.numel();
@@ -188,6 +197,7 @@ inline Summary summarize(const TensorView& v, cudaStream_t stream = nullptr) {
   SideStats s;
   if (n > 0) {
     visit_real_dtype(v.dtype, [](auto) {}, "cuda::summarize()");
+    detail::reject_float8(v.dtype, "cuda::summarize()");
     detail::check_view(v, "tensor");
     const detail::Layout layout = detail::make_layout<1>({&v});
     const unsigned blocks = detail::grid_for(n);

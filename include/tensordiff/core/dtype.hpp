@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "error.hpp"
+#include "float8.hpp"
 #include "half.hpp"
 
 TD_NAMESPACE_BEGIN
@@ -49,13 +50,18 @@ enum class DType : std::uint8_t {
   complex64,
   /// Two float64: real, imaginary (readable, not comparable).
   complex128,
+  /// OCP FP8 E4M3FN (tensordiff::float8_e4m3fn; no inf, max 448). Appended: earlier values keep their numbers.
+  float8_e4m3fn,
+  /// OCP FP8 E5M2 (tensordiff::float8_e5m2; IEEE-like inf/NaN, max 57344).
+  float8_e5m2,
 };
 
 /// Every DType, in declaration order: for loops and tests that cover each element type.
 inline constexpr DType all_dtypes[] = {
     DType::boolean, DType::int8,    DType::uint8,    DType::int16,   DType::uint16,
     DType::int32,   DType::uint32,  DType::int64,    DType::uint64,  DType::float16,
-    DType::bfloat16, DType::float32, DType::float64, DType::complex64, DType::complex128};
+    DType::bfloat16, DType::float32, DType::float64, DType::complex64, DType::complex128,
+    DType::float8_e4m3fn, DType::float8_e5m2};
 
 /// Canonical name: bool, int8, …, bfloat16, float32, complex128.
 constexpr const char* dtype_name(DType t) noexcept {
@@ -75,6 +81,8 @@ constexpr const char* dtype_name(DType t) noexcept {
     case DType::float64: return "float64";
     case DType::complex64: return "complex64";
     case DType::complex128: return "complex128";
+    case DType::float8_e4m3fn: return "float8_e4m3fn";
+    case DType::float8_e5m2: return "float8_e5m2";
   }
   return "?";
 }
@@ -85,7 +93,9 @@ constexpr std::size_t dtype_size(DType t) noexcept {
   switch (t) {
     case DType::boolean:
     case DType::int8:
-    case DType::uint8: return 1;
+    case DType::uint8:
+    case DType::float8_e4m3fn:
+    case DType::float8_e5m2: return 1;
     case DType::int16:
     case DType::uint16:
     case DType::float16:
@@ -102,9 +112,11 @@ constexpr std::size_t dtype_size(DType t) noexcept {
   return 0;
 }
 
-/// True for the real floating-point types float16, bfloat16, float32 and float64 (not complex).
+/// True for the real floating-point types float8_e4m3fn, float8_e5m2, float16, bfloat16, float32
+/// and float64 (not complex).
 constexpr bool is_floating(DType t) noexcept {
-  return t == DType::float16 || t == DType::bfloat16 || t == DType::float32 || t == DType::float64;
+  return t == DType::float16 || t == DType::bfloat16 || t == DType::float32 || t == DType::float64 ||
+         t == DType::float8_e4m3fn || t == DType::float8_e5m2;
 }
 /// True for complex64 and complex128.
 constexpr bool is_complex(DType t) noexcept {
@@ -122,7 +134,7 @@ constexpr bool is_signed_integer(DType t) noexcept {
 
 /// C++ storage type of a DType, and back.
 template <DType T> struct dtype_traits;
-/// Defines dtype_traits<DType::TAG>::type = TYPE (undefined again after the 15 uses).
+/// Defines dtype_traits<DType::TAG>::type = TYPE (undefined again after the 17 uses).
 #define TD_DTYPE_TRAIT(TAG, TYPE)                          \
   template <> struct dtype_traits<DType::TAG> {            \
     using type = TYPE;                                     \
@@ -142,6 +154,8 @@ TD_DTYPE_TRAIT(float32, float)
 TD_DTYPE_TRAIT(float64, double)
 TD_DTYPE_TRAIT(complex64, std::complex<float>)
 TD_DTYPE_TRAIT(complex128, std::complex<double>)
+TD_DTYPE_TRAIT(float8_e4m3fn, ::tensordiff::float8_e4m3fn)
+TD_DTYPE_TRAIT(float8_e5m2, ::tensordiff::float8_e5m2)
 #undef TD_DTYPE_TRAIT
 
 /// The C++ type of a DType: dtype_type_t<DType::float32> is float, <DType::bfloat16> is
@@ -166,11 +180,13 @@ template <class T> constexpr DType dtype_of() noexcept {
   else if constexpr (std::is_same_v<T, double>) return DType::float64;
   else if constexpr (std::is_same_v<T, std::complex<float>>) return DType::complex64;
   else if constexpr (std::is_same_v<T, std::complex<double>>) return DType::complex128;
+  else if constexpr (std::is_same_v<T, float8_e4m3fn>) return DType::float8_e4m3fn;
+  else if constexpr (std::is_same_v<T, float8_e5m2>) return DType::float8_e5m2;
   else static_assert(sizeof(T) == 0, "type has no tensordiff DType");
 }
 
 /// Parses a canonical name or a framework spelling: numpy descr ("<f4", "|b1",
-/// ">i8", "<V2" is not a dtype), "torch.bfloat16", MindSpore "BFloat16" /
+/// ">i8", "<V2" is not a dtype), "torch.bfloat16", "torch.float8_e4m3fn", MindSpore "BFloat16" /
 /// "Float32", numpy names ("float32", "bool_", "half"). Returns nullopt when
 /// unknown; the byte order of a descr is reported through `big_endian`.
 inline std::optional<DType> parse_dtype(std::string_view s, bool* big_endian = nullptr) {
@@ -212,6 +228,8 @@ inline std::optional<DType> parse_dtype(std::string_view s, bool* big_endian = n
       {"bfloat16", DType::bfloat16}, {"float32", DType::float32},    {"float", DType::float32},
       {"float64", DType::float64},   {"double", DType::float64},     {"complex64", DType::complex64},
       {"cfloat", DType::complex64},  {"complex128", DType::complex128}, {"cdouble", DType::complex128},
+      {"float8_e4m3fn", DType::float8_e4m3fn}, {"float8_e5m2", DType::float8_e5m2},
+      {"float8e4m3fn", DType::float8_e4m3fn},  {"float8e5m2", DType::float8_e5m2},  // MindSpore-style
   };
   for (const Alias& a : aliases)
     if (lower == a.name) return a.type;

@@ -18,7 +18,9 @@ struct bool8 {
 namespace detail {
 template <class T> TD_HOST_DEVICE inline double to_double(T x) {
   if constexpr (std::is_same_v<T, bool8>) return x.bits != 0 ? 1.0 : 0.0;
-  else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return static_cast<double>(static_cast<float>(x));
+  else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float8_e4m3fn> ||
+                     std::is_same_v<T, float8_e5m2>)
+    return static_cast<double>(static_cast<float>(x));
   else return static_cast<double>(x);
 }
 

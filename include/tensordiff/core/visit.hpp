@@ -13,7 +13,7 @@ template <class T> struct type_tag {
 };
 
 /// Calls `f(type_tag<S>{})` with the kernel storage type S of a real (non-complex)
-/// dtype: bool8 for bool, float16/bfloat16 structs, fundamental types otherwise.
+/// dtype: bool8 for bool, float16/bfloat16/float8 structs, fundamental types otherwise.
 /// Complex dtypes throw Error{unsupported} naming `what`.
 template <class F> decltype(auto) visit_real_dtype(DType t, F&& f, const char* what = "this operation") {
   switch (t) {
@@ -30,6 +30,8 @@ template <class F> decltype(auto) visit_real_dtype(DType t, F&& f, const char* w
     case DType::bfloat16: return f(type_tag<bfloat16>{});
     case DType::float32: return f(type_tag<float>{});
     case DType::float64: return f(type_tag<double>{});
+    case DType::float8_e4m3fn: return f(type_tag<float8_e4m3fn>{});
+    case DType::float8_e5m2: return f(type_tag<float8_e5m2>{});
     case DType::complex64:
     case DType::complex128: break;
   }
@@ -38,7 +40,7 @@ template <class F> decltype(auto) visit_real_dtype(DType t, F&& f, const char* w
 }
 
 /// Typed call for every supported pair: `f(type_tag<SA>{}, type_tag<SB>{})`.
-/// All 13 × 13 pairs are instantiated, so mixed pairs (bf16 vs f32) compare
+/// All 15 × 15 pairs are instantiated, so mixed pairs (bf16 vs f32) compare
 /// without rounding either side.
 template <class F> decltype(auto) visit_real_dtypes(DType a, DType b, F&& f, const char* what = "this operation") {
   return visit_real_dtype(

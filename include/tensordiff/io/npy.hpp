@@ -258,8 +258,19 @@ inline void resolve_npy_descr(NpyHeader& h, const LoadOptions& options, const st
              "(LoadOptions::bf16 = Bf16Hint::bfloat16)");
     h.opaque = hint == Bf16Hint::none;
     t = h.opaque ? DType::uint16 : DType::bfloat16;
+  } else if (code == "V1") {
+    // ml_dtypes writes float8_e4m3fn and float8_e5m2 both as a 1-byte void.
+    const std::optional<DType> as = options.void1_as;
+    if (as && *as != DType::float8_e4m3fn && *as != DType::float8_e5m2)
+      refuse(std::string("a 1-byte void can be read as float8_e4m3fn or float8_e5m2, not ") + dtype_name(*as),
+             ErrorCategory::invalid_argument);
+    if (!as && !options.allow_opaque)
+      refuse("an opaque 1-byte void, as ml_dtypes writes float8; if it is float8 read it with --as float8_e4m3fn "
+             "or --as float8_e5m2 (LoadOptions::void1_as)");
+    h.opaque = !as;
+    t = as ? *as : DType::uint8;
   } else if (kind == 'V') {
-    refuse("opaque void of a size other than 2");
+    refuse("opaque void of a size other than 1 or 2");
   } else if (code == "f16" || code == "g" || code == "c32" || code == "G") {
     refuse("long double");
   } else if (code == "f1") {
@@ -448,6 +459,8 @@ inline std::string npy_descr_for(DType t, const NpySaveOptions& o) {
     case DType::float64: return multi("f8");
     case DType::complex64: return multi("c8");
     case DType::complex128: return multi("c16");
+    case DType::float8_e4m3fn:
+    case DType::float8_e5m2: return "|V1";  // as ml_dtypes writes them; read back with LoadOptions::void1_as
   }
   return "?";
 }

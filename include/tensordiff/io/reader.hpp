@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -83,12 +84,15 @@ enum class Bf16Hint : std::uint8_t {
 struct LoadOptions {
   /// How `<V2` and 16-bit integer payloads are read (npy / npz).
   Bf16Hint bf16 = Bf16Hint::none;
+  /// What an npy `|V1` (a 1-byte void, as ml_dtypes writes its float8 types) holds:
+  /// DType::float8_e4m3fn or DType::float8_e5m2 (CLI `--as`); unset refuses the file.
+  std::optional<DType> void1_as;
   MapPolicy map = MapPolicy::automatic;  ///< mmap large files, read small ones
   /// Smallest file, in bytes, that MapPolicy::automatic maps.
   std::uint64_t map_threshold = MappedFile::default_map_threshold;
   bool verify_crc = true;                ///< check zip member CRC-32 as numpy does (one pass over the data); false to skip
   /// Keep dtypes tensordiff has no arithmetic for (npy `<V2` without a bf16
-  /// hint, torch float8 / complex32 storages) as same-size unsigned words
+  /// hint, npy `|V1` without void1_as, torch float8 fnuz / complex32 storages) as same-size unsigned words
   /// flagged metadata.opaque, instead of refusing the file.
   bool allow_opaque = false;
   bool allow_pipes = false;              ///< read FIFOs (bash `<(...)`) as streams; else only regular files

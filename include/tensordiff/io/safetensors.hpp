@@ -167,7 +167,8 @@ class SafetensorsFormat final : public Format {
         {"BOOL", DType::boolean}, {"I8", DType::int8},     {"U8", DType::uint8},       {"I16", DType::int16},
         {"U16", DType::uint16},   {"I32", DType::int32},   {"U32", DType::uint32},     {"I64", DType::int64},
         {"U64", DType::uint64},   {"F16", DType::float16}, {"BF16", DType::bfloat16},  {"F32", DType::float32},
-        {"F64", DType::float64},  {"C64", DType::complex64}};
+        {"F64", DType::float64},  {"C64", DType::complex64}, {"F8_E4M3", DType::float8_e4m3fn},
+        {"F8_E5M2", DType::float8_e5m2}};
     for (const auto& [name, t] : table)
       if (code == name) return t;
     throw Error(ErrorCategory::unsupported, "unsupported safetensors dtype '" + code + "'", {path, field, 8});

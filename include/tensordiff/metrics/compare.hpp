@@ -55,7 +55,9 @@ struct CompareOptions {
 };
 
 namespace detail {
-inline bool narrow_float(DType t) { return t == DType::float16 || t == DType::bfloat16 || t == DType::float32; }
+/// msprobe widens bfloat16 and float8 to float32 (float16 stays float16): the dtypes whose relative
+/// error numpy computes in float32.
+inline bool narrow_float(DType t) { return is_floating(t) && t != DType::float64; }
 
 inline void set_all_six(Comparison& c, MetricStatus s) {
   for (Metric* m : {&c.cosine, &c.euclidean_distance, &c.max_abs_err, &c.max_rel_err, &c.one_thousandth_ratio,

@@ -82,6 +82,8 @@ inline std::string framework_dtype_name(DType t, bool mindspore) {
     case DType::float64: return "Float64";
     case DType::complex64: return "Complex64";
     case DType::complex128: return "Complex128";
+    case DType::float8_e4m3fn: return "Float8E4M3FN";
+    case DType::float8_e5m2: return "Float8E5M2";
   }
   return "?";
 }
@@ -91,6 +93,8 @@ inline double round_to(double x, DType t) {
   switch (t) {
     case DType::float16: return static_cast<double>(float16(static_cast<float>(x)));
     case DType::bfloat16: return static_cast<double>(bfloat16(static_cast<float>(x)));
+    case DType::float8_e4m3fn: return static_cast<double>(float8_e4m3fn(static_cast<float>(x)));
+    case DType::float8_e5m2: return static_cast<double>(float8_e5m2(static_cast<float>(x)));
     case DType::float32: return static_cast<double>(static_cast<float>(x));
     default: return x;
   }

@@ -123,7 +123,7 @@ struct TensorRecord {
   bool is_parameter = false;
   std::string rebuild;                   ///< e.g. "torch._utils._rebuild_tensor_v2"
   std::optional<std::int64_t> npu_format;  ///< torch_npu's npu_storage_info
-  std::string opaque_dtype;              ///< e.g. "float8_e4m3fn": dtype holds same-size opaque words
+  std::string opaque_dtype;              ///< e.g. "float8_e4m3fnuz": dtype holds same-size opaque words
   std::uint64_t offset = 0;              ///< byte offset of its REDUCE
 
   const StorageRef& storage_ref() const;
@@ -206,7 +206,7 @@ inline const char* opcode_name(std::uint8_t op) noexcept {
 struct TorchDType {
   bool known = false;
   std::optional<DType> type;
-  std::uint8_t opaque_size = 0;  ///< unheld dtypes read as opaque bytes (float8: 1, complex32: 4); 0 = refuse
+  std::uint8_t opaque_size = 0;  ///< unheld dtypes read as opaque bytes (float8 fnuz: 1, complex32: 4); 0 = refuse
 };
 
 /// torch dtype names: those tensordiff holds, and those it knows but cannot hold.
@@ -224,6 +224,7 @@ inline TorchDType torch_dtype(std::string_view name) {
       {"bool", DType::boolean},      {"complex64", DType::complex64}, {"cfloat", DType::complex64},
       {"complex128", DType::complex128}, {"cdouble", DType::complex128}, {"uint16", DType::uint16},
       {"uint32", DType::uint32},     {"uint64", DType::uint64},
+      {"float8_e4m3fn", DType::float8_e4m3fn}, {"float8_e5m2", DType::float8_e5m2},
   };
   for (const Entry& e : known)
     if (name == e.name) return TorchDType{true, e.type};
@@ -234,7 +235,7 @@ inline TorchDType torch_dtype(std::string_view name) {
     std::uint8_t size;
   };
   static constexpr Unheld unheld[] = {
-      {"complex32", 4}, {"chalf", 4}, {"float8_e4m3fn", 1}, {"float8_e5m2", 1}, {"float8_e4m3fnuz", 1},
+      {"complex32", 4}, {"chalf", 4}, {"float8_e4m3fnuz", 1},
       {"float8_e5m2fnuz", 1}, {"float8_e8m0fnu", 1}, {"float4_e2m1fn_x2", 1}, {"bits1x8", 1}, {"bits2x4", 1},
       {"bits4x2", 1}, {"bits8", 1}, {"bits16", 2}, {"qint8", 0}, {"quint8", 0}, {"qint32", 0}, {"quint4x2", 0},
       {"quint2x4", 0}, {"int1", 0}, {"int2", 0}, {"int3", 0}, {"int4", 0}, {"int5", 0}, {"int6", 0}, {"int7", 0},

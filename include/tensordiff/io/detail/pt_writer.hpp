@@ -20,7 +20,8 @@ TD_NAMESPACE_BEGIN
 namespace io {
 namespace detail {
 
-/// torch's storage class for a dtype ("FloatStorage"); nullptr where torch 1.13 has none.
+/// torch's storage class for a dtype ("FloatStorage", torch >= 2.1's "Float8_e4m3fnStorage");
+/// nullptr where torch has none.
 inline const char* torch_storage_class(DType t) noexcept {
   switch (t) {
     case DType::boolean: return "BoolStorage";
@@ -35,6 +36,8 @@ inline const char* torch_storage_class(DType t) noexcept {
     case DType::float64: return "DoubleStorage";
     case DType::complex64: return "ComplexFloatStorage";
     case DType::complex128: return "ComplexDoubleStorage";
+    case DType::float8_e4m3fn: return "Float8_e4m3fnStorage";
+    case DType::float8_e5m2: return "Float8_e5m2Storage";
     default: return nullptr;
   }
 }

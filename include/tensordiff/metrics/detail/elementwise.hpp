@@ -139,6 +139,8 @@ constexpr int mantissa_bits(DType t) noexcept {
     case DType::bfloat16: return 7;
     case DType::float32: return 23;
     case DType::float64: return 52;
+    case DType::float8_e4m3fn: return 3;
+    case DType::float8_e5m2: return 2;
     default: return 0;
   }
 }
@@ -178,6 +180,14 @@ inline double ulp_distance(double x, double y, DType t) noexcept {
     case DType::bfloat16:
       kx = ordered_key(bfloat16(narrow_to_float(x)).bits, 16);
       ky = ordered_key(bfloat16(narrow_to_float(y)).bits, 16);
+      break;
+    case DType::float8_e4m3fn:  // beyond ±464 rounds to NaN's pattern, one step past ±448
+      kx = ordered_key(float8_e4m3fn(narrow_to_float(x)).bits, 8);
+      ky = ordered_key(float8_e4m3fn(narrow_to_float(y)).bits, 8);
+      break;
+    case DType::float8_e5m2:
+      kx = ordered_key(float8_e5m2(narrow_to_float(x)).bits, 8);
+      ky = ordered_key(float8_e5m2(narrow_to_float(y)).bits, 8);
       break;
     case DType::float32:
       kx = ordered_key(float_bits(narrow_to_float(x)), 32);

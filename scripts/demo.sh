@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 scripts/install-deps.sh
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null  # as scripts/test.sh: one build serves both
 cmake --build "$build" --target tensordiff_cli -j "$(nproc 2>/dev/null || echo 2)"
 set +e
 "$build"/bin/tensordiff compare examples/data/demo_dump/npu examples/data/demo_dump/bench -o out/demo --html

@@ -18,6 +18,7 @@
 #include <tensordiff/report/html_dump.hpp>
 
 #include "common.hpp"
+#include "dlpack.hpp"
 
 namespace tdpy {
 namespace {
@@ -71,27 +72,7 @@ td::Tensor as_bits(const td::Tensor& t) {
 /// DLPack export for dtypes numpy lacks (bfloat16, float8): torch gets a capsule over
 /// a private native-order copy, since torch tensors are writable and the
 /// file's mapping is not.
-struct DLDevice {
-  std::int32_t device_type, device_id;
-};
-struct DLDataType {
-  std::uint8_t code, bits;
-  std::uint16_t lanes;
-};
-struct DLTensor {
-  void* data;
-  DLDevice device;
-  std::int32_t ndim;
-  DLDataType dtype;
-  std::int64_t* shape;
-  std::int64_t* strides;
-  std::uint64_t byte_offset;
-};
-struct DLManagedTensor {
-  DLTensor dl_tensor;
-  void* manager_ctx;
-  void (*deleter)(DLManagedTensor*);
-};
+using namespace dlpack;  // NOLINT: the ABI names read as in dlpack.h
 struct Exported {
   DLManagedTensor managed;
   td::Tensor tensor;

@@ -49,8 +49,11 @@
 #define TD_ABI_TAG_HIGHWAY
 #endif
 #if TD_HWY_DYNAMIC
+/// ABI tag of TD_HWY_DYNAMIC: `_dyn` with run-time dispatch, empty otherwise.
 #define TD_ABI_TAG_HWY_DYNAMIC _dyn
-#define TD_ABI_HWY_DYNAMIC 1  // kernels/highway.hpp checks that the setting did not change later
+/// TD_HWY_DYNAMIC as it was when config.hpp was first read: kernels/highway.hpp fails to compile
+/// if the setting changed in between (the ABI namespace would no longer describe the code).
+#define TD_ABI_HWY_DYNAMIC 1
 #else
 /// ABI tag of TD_HWY_DYNAMIC: `_dyn` with run-time dispatch, empty otherwise.
 #define TD_ABI_TAG_HWY_DYNAMIC

@@ -55,8 +55,10 @@ TD_NAMESPACE_END
 #endif
 #include "detail/hwy_workarounds.hpp"
 #if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC
+/// \cond detail
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tensordiff/kernels/detail/highway-inl.hpp"
+/// \endcond
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #endif
 #include <hwy/highway.h>

@@ -91,24 +91,8 @@ template <class TA, class TB> const DataSet& data(std::size_t n, const std::stri
   return d;
 }
 
-template <class Kernel, class TA, class TB> void bm_compare(benchmark::State& st, std::size_t bytes, unsigned threads) {
-  const std::size_t n = bytes / (sizeof(TA) + sizeof(TB));
-  const DataSet& d = data<TA, TB>(n, std::string(dtype_name(dtype_of<TA>())) + dtype_name(dtype_of<TB>()) + std::to_string(n));
-  const Shape shape{static_cast<std::int64_t>(n)};
-  const TensorView va(d.a.get(), dtype_of<TA>(), shape), vb(d.b.get(), dtype_of<TB>(), shape);
-  CompareOptions o;
-  o.threads = threads;
-  Comparison c;
-  for (auto _ : st) {
-    c = compare<Kernel>(va, vb, o);
-    benchmark::DoNotOptimize(c.partial.dot);
-  }
-  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(n * (sizeof(TA) + sizeof(TB))));
-  st.counters["cos_err"] = std::fabs(c.cosine.value - d.cos_ref);
-  st.counters["l2_err"] = d.l2_ref > 0 ? std::fabs(c.euclidean_distance.value - d.l2_ref) / d.l2_ref : 0.0;
-}
-
-/// compare() of a lean metric set (see metric::): assert_close's, cosine + max abs, statistics.
+/// compare() of a metric set (see metric::): all of them (BM_compare, with the cos_err /
+/// l2_err counters), or a lean set (BM_compare_set: assert_close's, cosine + max abs, statistics).
 template <class Kernel, class TA, class TB>
 void bm_compare_set(benchmark::State& st, std::size_t bytes, unsigned threads, MetricSet set) {
   const std::size_t n = bytes / (sizeof(TA) + sizeof(TB));
@@ -118,8 +102,20 @@ void bm_compare_set(benchmark::State& st, std::size_t bytes, unsigned threads, M
   CompareOptions o;
   o.threads = threads;
   o.metrics = set;
-  for (auto _ : st) benchmark::DoNotOptimize(compare<Kernel>(va, vb, o).partial.count);
+  Comparison c;
+  for (auto _ : st) {
+    c = compare<Kernel>(va, vb, o);
+    benchmark::DoNotOptimize(c.partial.count);
+  }
   st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(n * (sizeof(TA) + sizeof(TB))));
+  if (set == metric::all) {
+    st.counters["cos_err"] = std::fabs(c.cosine.value - d.cos_ref);
+    st.counters["l2_err"] = d.l2_ref > 0 ? std::fabs(c.euclidean_distance.value - d.l2_ref) / d.l2_ref : 0.0;
+  }
+}
+
+template <class Kernel, class TA, class TB> void bm_compare(benchmark::State& st, std::size_t bytes, unsigned threads) {
+  bm_compare_set<Kernel, TA, TB>(st, bytes, threads, metric::all);
 }
 
 /// compare() of a contiguous side against a transposed one: the expected side is the same

@@ -13,16 +13,6 @@ target_compile_options(td_build_flags INTERFACE -Wall -Wextra)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   target_compile_options(td_build_flags INTERFACE -Wno-maybe-uninitialized)
 endif()
-# Exactness needs IEEE operations as written: no a*b+c contracted into an FMA
-# (msprobe's statistics go through pandas' digit-by-digit parser, which we
-# reproduce), and GCC 12's SLP vectoriser changes compare()'s threshold counts
-# at -O2 (a ratio exactly on f32(0.005) counted below it; under investigation,
-# see README "Known issues"; -O1 and clang are unaffected).
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  target_compile_options(td_build_flags INTERFACE -ffp-contract=off -fno-tree-slp-vectorize)
-else()
-  target_compile_options(td_build_flags INTERFACE -ffp-contract=off)
-endif()
 if(TD_HWY_STATIC)
   target_compile_definitions(td_build_flags INTERFACE TD_HWY_DYNAMIC=0)
 endif()

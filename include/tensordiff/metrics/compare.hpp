@@ -193,8 +193,12 @@ inline KernelParams kernel_params(const Comparison& c, const CompareOptions& o) 
   KernelParams k;
   k.zero_bench_eps = c.zero_bench_eps;
   k.rel_float32 = c.relative_error_float32;
-  for (int i = 0; i < 2; ++i)
-    k.rel_thresholds[i] = k.rel_float32 ? static_cast<double>(static_cast<float>(o.rel_thresholds[i])) : o.rel_thresholds[i];
+  // Not `rel_float32 ? double(float(t)) : t`: GCC 12's SLP vectoriser turns that select over
+  // both thresholds into a plain copy, dropping the rounding (-O2 and up).
+  for (int i = 0; i < 2; ++i) {
+    k.rel_thresholds[i] = o.rel_thresholds[i];
+    if (k.rel_float32) k.rel_thresholds[i] = static_cast<double>(static_cast<float>(k.rel_thresholds[i]));
+  }
   k.metrics = o.metrics;
   return k;
 }

@@ -37,12 +37,18 @@ inline std::optional<double> pandas_to_numeric(const std::string& s) {
   bool negative = false;
   if (p < s.size() && (s[p] == '-' || s[p] == '+')) negative = s[p++] == '-';
   constexpr int max_digits = 17;
+  // number·10 + digit with the product rounded on its own, as pandas' C code runs: a compiler
+  // allowed to contract (GCC's default with FMA hardware) would fuse it into one FMA.
+  auto append = [](double number, char c) {
+    const volatile double tenfold = number * 10.0;
+    return tenfold + (c - '0');
+  };
   double number = 0;
   int exponent = 0, digits = 0, decimals = 0;
   auto digit = [&](std::size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
   for (; digit(p); ++p) {
     if (digits < max_digits) {
-      number = number * 10.0 + (s[p] - '0');
+      number = append(number, s[p]);
       ++digits;
     } else {
       ++exponent;
@@ -50,7 +56,7 @@ inline std::optional<double> pandas_to_numeric(const std::string& s) {
   }
   if (p < s.size() && s[p] == '.') {
     ++p;
-    for (; digits < max_digits && digit(p); ++p, ++digits, ++decimals) number = number * 10.0 + (s[p] - '0');
+    for (; digits < max_digits && digit(p); ++p, ++digits, ++decimals) number = append(number, s[p]);
     while (digit(p)) ++p;
     exponent -= decimals;
   }

@@ -55,49 +55,37 @@ TD_HOST_DEVICE inline std::uint8_t f32_to_fp8_bits(float f, unsigned mbits, unsi
 }
 }  // namespace detail
 
+/// One byte of an OCP FP8 format with `Mantissa` mantissa bits and exponent bias `Bias`;
+/// `Ieee`: IEEE-like ±inf and NaNs (E5M2), else no infinity and one NaN pattern per sign
+/// (E4M3FN). Use the aliases float8_e4m3fn and float8_e5m2.
+template <unsigned Mantissa, unsigned Bias, bool Ieee>
+struct float8_format {
+  /// The raw bit pattern, as stored in files and device memory.
+  std::uint8_t bits;
+
+  /// Uninitialised, like a built-in float (keeps the type trivial).
+  float8_format() = default;
+  /// Rounds `f` to nearest, ties to even, as PyTorch does: overflow (after rounding) and ±inf
+  /// give NaN in E4M3FN and ±inf in E5M2; NaN stays NaN.
+  TD_HOST_DEVICE explicit float8_format(float f) : bits(detail::f32_to_fp8_bits(f, Mantissa, Bias, Ieee)) {}
+  /// The value whose bit pattern is `b`.
+  TD_HOST_DEVICE static constexpr float8_format from_bits(std::uint8_t b) {
+    float8_format h{};
+    h.bits = b;
+    return h;
+  }
+  /// The exact value as float.
+  TD_HOST_DEVICE explicit operator float() const { return detail::fp8_bits_to_f32(bits, Mantissa, Bias, Ieee); }
+  /// The exact value as double (via float, which is exact).
+  TD_HOST_DEVICE explicit operator double() const { return detail::fp8_bits_to_f32(bits, Mantissa, Bias, Ieee); }
+};
+
 /// OCP FP8 E4M3FN (torch.float8_e4m3fn): 4 exponent bits (bias 7), 3 mantissa
 /// bits, no infinity, NaN = S.1111.111, largest finite ±448.
-struct float8_e4m3fn {
-  /// The raw bit pattern, as stored in files and device memory.
-  std::uint8_t bits;
-
-  /// Uninitialised, like a built-in float (keeps the type trivial).
-  float8_e4m3fn() = default;
-  /// Rounds `f` to nearest, ties to even; beyond ±448 (after rounding) and ±inf give NaN, as in PyTorch.
-  TD_HOST_DEVICE explicit float8_e4m3fn(float f) : bits(detail::f32_to_fp8_bits(f, 3, 7, false)) {}
-  /// The value whose bit pattern is `b`.
-  TD_HOST_DEVICE static constexpr float8_e4m3fn from_bits(std::uint8_t b) {
-    float8_e4m3fn h{};
-    h.bits = b;
-    return h;
-  }
-  /// The exact value as float.
-  TD_HOST_DEVICE explicit operator float() const { return detail::fp8_bits_to_f32(bits, 3, 7, false); }
-  /// The exact value as double (via float, which is exact).
-  TD_HOST_DEVICE explicit operator double() const { return detail::fp8_bits_to_f32(bits, 3, 7, false); }
-};
-
+using float8_e4m3fn = float8_format<3, 7, false>;
 /// OCP FP8 E5M2 (torch.float8_e5m2): 5 exponent bits (bias 15), 2 mantissa
 /// bits, IEEE-like ±inf and NaNs, largest finite ±57344 (the top byte of a float16).
-struct float8_e5m2 {
-  /// The raw bit pattern, as stored in files and device memory.
-  std::uint8_t bits;
-
-  /// Uninitialised, like a built-in float (keeps the type trivial).
-  float8_e5m2() = default;
-  /// Rounds `f` to nearest, ties to even: overflow gives ±inf, NaN stays NaN.
-  TD_HOST_DEVICE explicit float8_e5m2(float f) : bits(detail::f32_to_fp8_bits(f, 2, 15, true)) {}
-  /// The value whose bit pattern is `b`.
-  TD_HOST_DEVICE static constexpr float8_e5m2 from_bits(std::uint8_t b) {
-    float8_e5m2 h{};
-    h.bits = b;
-    return h;
-  }
-  /// The exact value as float.
-  TD_HOST_DEVICE explicit operator float() const { return detail::fp8_bits_to_f32(bits, 2, 15, true); }
-  /// The exact value as double (via float, which is exact).
-  TD_HOST_DEVICE explicit operator double() const { return detail::fp8_bits_to_f32(bits, 2, 15, true); }
-};
+using float8_e5m2 = float8_format<2, 15, true>;
 
 static_assert(sizeof(float8_e4m3fn) == 1 && sizeof(float8_e5m2) == 1, "8-bit types must be packed");
 

@@ -7,6 +7,7 @@
 // magnitude that rounds beyond 448 becomes NaN (S.1111.111).
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "half.hpp"
 
@@ -57,8 +58,9 @@ TD_HOST_DEVICE inline std::uint8_t f32_to_fp8_bits(float f, unsigned mbits, unsi
 
 /// One byte of an OCP FP8 format with `Mantissa` mantissa bits and exponent bias `Bias`;
 /// `Ieee`: IEEE-like ±inf and NaNs (E5M2), else no infinity and one NaN pattern per sign
-/// (E4M3FN). Use the aliases float8_e4m3fn and float8_e5m2.
-template <unsigned Mantissa, unsigned Bias, bool Ieee>
+/// (E4M3FN). `Format` is the named struct deriving from it (float8_e4m3fn, float8_e5m2):
+/// named structs, not aliases, so that DType's enumerators of the same names shadow nothing.
+template <class Format, unsigned Mantissa, unsigned Bias, bool Ieee>
 struct float8_format {
   /// The raw bit pattern, as stored in files and device memory.
   std::uint8_t bits;
@@ -69,8 +71,8 @@ struct float8_format {
   /// give NaN in E4M3FN and ±inf in E5M2; NaN stays NaN.
   TD_HOST_DEVICE explicit float8_format(float f) : bits(detail::f32_to_fp8_bits(f, Mantissa, Bias, Ieee)) {}
   /// The value whose bit pattern is `b`.
-  TD_HOST_DEVICE static constexpr float8_format from_bits(std::uint8_t b) {
-    float8_format h{};
+  TD_HOST_DEVICE static constexpr Format from_bits(std::uint8_t b) {
+    Format h{};
     h.bits = b;
     return h;
   }
@@ -82,12 +84,17 @@ struct float8_format {
 
 /// OCP FP8 E4M3FN (torch.float8_e4m3fn): 4 exponent bits (bias 7), 3 mantissa
 /// bits, no infinity, NaN = S.1111.111, largest finite ±448.
-using float8_e4m3fn = float8_format<3, 7, false>;
+struct float8_e4m3fn : float8_format<float8_e4m3fn, 3, 7, false> {
+  using float8_format::float8_format;
+};
 /// OCP FP8 E5M2 (torch.float8_e5m2): 5 exponent bits (bias 15), 2 mantissa
 /// bits, IEEE-like ±inf and NaNs, largest finite ±57344 (the top byte of a float16).
-using float8_e5m2 = float8_format<2, 15, true>;
+struct float8_e5m2 : float8_format<float8_e5m2, 2, 15, true> {
+  using float8_format::float8_format;
+};
 
 static_assert(sizeof(float8_e4m3fn) == 1 && sizeof(float8_e5m2) == 1, "8-bit types must be packed");
+static_assert(std::is_trivial_v<float8_e4m3fn> && std::is_trivial_v<float8_e5m2>, "trivial, like float");
 
 /// Largest finite float8_e4m3fn: 1.75 * 2^8 = 448 (0x7e).
 inline constexpr double float8_e4m3fn_max = 448.0;

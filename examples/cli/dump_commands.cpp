@@ -21,6 +21,7 @@
 #include <tensordiff/report/csv.hpp>
 #include <tensordiff/report/dump_analysis_json.hpp>
 #include <tensordiff/report/html_dump.hpp>
+#include <tensordiff/report/outputs.hpp>
 #include <tensordiff/report/progress.hpp>
 
 #include "commands.hpp"
@@ -135,27 +136,9 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
   const fs::path stage = fs::path(a.out_dir) / (".tensordiff-partial-" + std::to_string(::getpid()));
   fs::create_directories(stage, ec);
   if (ec) throw td::Error(td::ErrorCategory::io, "cannot create folder: " + ec.message(), {stage.string(), "", std::nullopt});
-  const std::string ts = td::report::timestamp_now();
   std::size_t pass = 0, warn = 0, err = 0, unmatched = 0, bench_only = 0, unreadable = 0;
   std::string first_unreadable;
-  std::vector<std::string> written;  // names inside the folder
-  auto name_of = [](const std::string& f) { return fs::path(f).filename().string(); };
-  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
-    const auto& rc = r.ranks[i];
-    const std::string base = (stage / td::report::result_file_name(rc, r.compat, r.multi_rank, ts)).string();
-    for (const auto& f : td::report::write_csv_file(rc, r.layout_for(rc), base)) written.push_back(name_of(f));
-    if (!rc.bench_only.empty() && r.compat != td::match::Compat::msprobe) {
-      const std::string f = base.substr(0, base.size() - 4) + "_bench_only.csv";
-      std::ofstream os(f, std::ios::binary);
-      td::report::write_bench_only_csv(os, rc);
-      written.push_back(name_of(f));
-    }
-    if (a.jsonl) {
-      const std::string f = base.substr(0, base.size() - 4) + ".jsonl";
-      std::ofstream os(f, std::ios::binary);
-      td::report::write_jsonl(os, rc, r.layout_for(rc));
-      written.push_back(name_of(f));
-    }
+  for (const auto& rc : r.ranks) {
     for (const auto& row : rc.rows) {
       if (!row.data_file_error.empty() && unreadable++ == 0) first_unreadable = row.data_file_error;
       if (!row.matched()) ++unmatched;
@@ -165,16 +148,9 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
     }
     bench_only += rc.bench_only.size();
   }
-  if (a.html) {  // one page for every rank and step
-    td::report::write_html(td::report::html_report(r, a.npu, a.bench), (stage / "report.html").string());
-    written.push_back("report.html");
-  }
-  {
-    std::ofstream os(stage / "summary.json", std::ios::binary);
-    os << td::report::summary_json(r).dump(2) << "\n";
-    if (!os) throw td::Error(td::ErrorCategory::io, "write failed", {(stage / "summary.json").string(), "", std::nullopt});
-    written.push_back("summary.json");
-  }
+  std::vector<std::string> written;  // names inside the folder
+  for (const auto& f : td::report::write_compare_outputs(r, stage.string(), {a.html, a.jsonl, a.npu, a.bench}))
+    written.push_back(fs::path(f).filename().string());
   for (const auto& f : written) {
     fs::rename(stage / f, fs::path(a.out_dir) / f, ec);
     if (ec) throw td::Error(td::ErrorCategory::io, "cannot move into place: " + ec.message(), {(stage / f).string(), "", std::nullopt});

@@ -16,6 +16,7 @@
 #include <tensordiff/report/csv.hpp>
 #include <tensordiff/report/dump_analysis_json.hpp>
 #include <tensordiff/report/html_dump.hpp>
+#include <tensordiff/report/outputs.hpp>
 
 #include "common.hpp"
 #include "dlpack.hpp"
@@ -272,44 +273,6 @@ py::object json_to_python(const nlohmann::ordered_json& j) {
   return py::module_::import("json").attr("loads")(j.dump());
 }
 
-/// The files `tensordiff compare -o DIR` writes: a CSV per rank (and step),
-/// bench-only CSVs (not under compat msprobe), JSON lines, report.html and summary.json.
-std::vector<std::string> write_outputs(const td::match::DumpComparison& r, const std::string& dir, bool html, bool jsonl,
-                                       const std::string& npu, const std::string& bench) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw td::Error(td::ErrorCategory::io, "cannot create output folder: " + ec.message(), {dir, "", std::nullopt});
-  const std::string ts = td::report::timestamp_now();
-  std::vector<std::string> written;
-  for (const auto& rc : r.ranks) {
-    const std::string base = (fs::path(dir) / td::report::result_file_name(rc, r.compat, r.multi_rank, ts)).string();
-    for (const auto& f : td::report::write_csv_file(rc, r.layout_for(rc), base)) written.push_back(f);
-    const std::string stem = base.substr(0, base.size() - 4);
-    if (!rc.bench_only.empty() && r.compat != td::match::Compat::msprobe) {
-      std::ofstream os(stem + "_bench_only.csv", std::ios::binary);
-      td::report::write_bench_only_csv(os, rc);
-      written.push_back(stem + "_bench_only.csv");
-    }
-    if (jsonl) {
-      std::ofstream os(stem + ".jsonl", std::ios::binary);
-      td::report::write_jsonl(os, rc, r.layout_for(rc));
-      written.push_back(stem + ".jsonl");
-    }
-  }
-  if (html) {
-    const std::string f = (fs::path(dir) / "report.html").string();
-    td::report::write_html(td::report::html_report(r, npu, bench), f);
-    written.push_back(f);
-  }
-  const std::string f = (fs::path(dir) / "summary.json").string();
-  std::ofstream os(f, std::ios::binary);
-  os << td::report::summary_json(r).dump(2) << "\n";
-  if (!os) throw td::Error(td::ErrorCategory::io, "write failed", {f, "", std::nullopt});
-  written.push_back(f);
-  return written;
-}
-
 std::shared_ptr<const td::match::Matcher> matcher_for(bool fuzzy, const std::optional<std::string>& data_map,
                                                       const py::object& cell_map, const py::object& api_map,
                                                       const std::optional<std::string>& layer_map) {
@@ -370,7 +333,7 @@ py::dict compare_dumps(const std::string& npu, const std::string& bench, const s
       throw td::Error(td::ErrorCategory::mismatch,
                       "mode " + mode + " was asked for, but the dumps are " + td::match::to_string(r.mode) + "-mode dumps",
                       {npu, "", std::nullopt});
-    if (output) files = write_outputs(r, *output, html, jsonl, npu, bench);
+    if (output) files = td::report::write_compare_outputs(r, *output, {html, jsonl, npu, bench});
   }
   if (failed) {
     PyErr_SetObject(error_type.ptr(), error_value.ptr());

@@ -280,24 +280,27 @@ namespace {
 struct MetricField {
   const char* name;
   td::Metric td::Comparison::*member;
+  td::MetricSet set;  ///< what the kernel must compute for it
 };
 constexpr MetricField metric_fields[] = {
-    {"cosine", &td::Comparison::cosine},
-    {"euclidean_distance", &td::Comparison::euclidean_distance},
-    {"max_abs_err", &td::Comparison::max_abs_err},
-    {"max_rel_err", &td::Comparison::max_rel_err},
-    {"one_thousandth_ratio", &td::Comparison::one_thousandth_ratio},
-    {"five_thousandths_ratio", &td::Comparison::five_thousandths_ratio},
-    {"mean_abs_err", &td::Comparison::mean_abs_err},
-    {"mean_rel_err", &td::Comparison::mean_rel_err},
-    {"rmse", &td::Comparison::rmse},
+    {"cosine", &td::Comparison::cosine, td::metric::cosine},
+    {"euclidean_distance", &td::Comparison::euclidean_distance, td::metric::euclidean},
+    {"max_abs_err", &td::Comparison::max_abs_err, td::metric::max_abs},
+    {"max_rel_err", &td::Comparison::max_rel_err, td::metric::max_rel},
+    {"one_thousandth_ratio", &td::Comparison::one_thousandth_ratio, td::metric::thousandths},
+    {"five_thousandths_ratio", &td::Comparison::five_thousandths_ratio, td::metric::thousandths},
+    {"mean_abs_err", &td::Comparison::mean_abs_err, td::metric::mean_abs},
+    {"mean_rel_err", &td::Comparison::mean_rel_err, td::metric::mean_rel},
+    {"rmse", &td::Comparison::rmse, td::metric::rmse},
 };
+/// metrics= name of both sides' statistics (Comparison.actual / .expected).
+constexpr const char* statistics_name = "statistics";
 constexpr std::size_t metric_count = sizeof(metric_fields) / sizeof(metric_fields[0]);
 
 std::string metric_names() {
   std::string s;
   for (const auto& f : metric_fields) s += (s.empty() ? "" : ", ") + std::string(f.name);
-  return s;
+  return s + ", " + statistics_name;
 }
 
 /// compare()'s result as Python sees it: the Comparison, the shape its flat
@@ -306,6 +309,7 @@ struct PyComparison {
   td::Comparison c;
   td::Shape shape;  ///< of `actual`
   bool selected[metric_count];
+  bool statistics = true;  ///< the sides' summaries were asked for (metrics= None or "statistics")
 
   py::object metric(std::size_t k) const {
     const td::Metric& m = c.*(metric_fields[k].member);
@@ -352,7 +356,7 @@ py::dict summary_dict(const td::Summary& s) {
 }
 
 py::object side_summary(const PyComparison& p, const td::Summary& s) {
-  if (p.c.validation == td::Validation::empty) return py::none();  // no pass ran
+  if (p.c.validation == td::Validation::empty || !p.statistics) return py::none();  // no pass ran / not asked
   return py::cast(s);
 }
 
@@ -385,32 +389,43 @@ py::dict comparison_dict(const PyComparison& p) {
   d["first_nonfinite_mismatch"] = unravel(p.shape, c.first_nonfinite_mismatch);
   d["dtypes_match"] = c.dtypes_match;
   d["zero_bench_eps"] = c.zero_bench_eps;
-  const bool sides = c.validation != td::Validation::empty;
+  const bool sides = c.validation != td::Validation::empty && p.statistics;
   d["actual"] = sides ? py::object(summary_dict(c.actual)) : py::none();
   d["expected"] = sides ? py::object(summary_dict(c.expected)) : py::none();
   return d;
 }
 
-void select_metrics(PyComparison& p, const py::object& metrics) {
+/// Marks what `metrics` names (None: everything) and returns the set the kernel must compute:
+/// only that, so a lean selection also runs a lean pass.
+td::MetricSet select_metrics(PyComparison& p, const py::object& metrics) {
   std::fill(std::begin(p.selected), std::end(p.selected), metrics.is_none());
-  if (metrics.is_none()) return;
+  p.statistics = metrics.is_none();
+  if (metrics.is_none()) return td::metric::all;
   std::vector<std::string> names;
   if (py::isinstance<py::str>(metrics)) names.push_back(metrics.cast<std::string>());
   else names = metrics.cast<std::vector<std::string>>();
+  td::MetricSet set{};
   for (const std::string& n : names) {
+    if (n == statistics_name) {
+      p.statistics = true;
+      set = set | td::metric::statistics;
+      continue;
+    }
     std::size_t k = 0;
     while (k < metric_count && n != metric_fields[k].name) ++k;
     if (k == metric_count) throw py::value_error("unknown metric '" + n + "' (known: " + metric_names() + ")");
     p.selected[k] = true;
+    set = set | metric_fields[k].set;
   }
+  return set;
 }
 
 PyComparison compare(py::handle actual, py::handle expected, const py::object& metrics, bool squeeze, unsigned threads) {
   PyComparison p;
-  select_metrics(p, metrics);  // before any work: a typo fails fast
+  td::CompareOptions o;
+  o.metrics = select_metrics(p, metrics);  // before any work: a typo fails fast
   const Input a = as_input(actual, "actual");
   const Input b = as_input(expected, "expected");
-  td::CompareOptions o;
   o.squeeze = squeeze;
   o.threads = threads;
   {
@@ -537,7 +552,7 @@ void bind_tensors(py::module_& m) {
       .def_property_readonly("zero_bench_eps", [](const PyComparison& p) { return p.c.zero_bench_eps; },
                              "the eps the relative error used where expected is 0")
       .def_property_readonly("actual", [](const PyComparison& p) { return side_summary(p, p.c.actual); },
-                             "Summary of actual (None when a side is empty)")
+                             "Summary of actual (None when a side is empty or metrics= left out \"statistics\")")
       .def_property_readonly("expected", [](const PyComparison& p) { return side_summary(p, p.c.expected); })
       .def("to_dict", &comparison_dict, "Every field as a dict (summaries as dicts).")
       .def("__repr__", [](const PyComparison& p) {
@@ -553,7 +568,7 @@ void bind_tensors(py::module_& m) {
         py::arg("squeeze") = true, py::arg("threads") = 0u,
         "Every metric of two tensors in one fused pass (msprobe's definitions): cosine, Euclidean distance, max/mean "
         "abs and rel error, RMSE, thousandth ratios, nan/inf positions and both sides' statistics. Any dtype pair "
-        "and strides, no copy; the GIL is released. `metrics` (names) limits what the result reports; `threads` 0 = "
+        "and strides, no copy; the GIL is released. `metrics` (names, \"statistics\" for the sides' summaries) limits what is computed and reported; `threads` 0 = "
         "the library's pool, 1 = this thread.");
   m.def("summarize", &summarize, py::arg("tensor"), "Statistics of one tensor (min, max, mean, sum, L2 norm, nan/inf counts, overflow).");
   m.def("md5", [](py::handle t) { return hash(t, [](const td::TensorView& v) { return td::md5_hex(v); }); }, py::arg("tensor"),

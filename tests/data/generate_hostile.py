@@ -197,6 +197,16 @@ def dumps():
     case("yaml_mapping_is_directory", compare(bench, bench, ["--data-map", path("yaml_dir")]), 2,
          stderr=[r"yaml_dir: is a directory"], not_stderr=[r"basic_filebuf", r"bad file"])
 
+    # YAML alias bombs: 1 MB of layer map naming one 10,000-entry mapping 100,000 times
+    # (10^9 pairs), and a data map naming one 64 KiB string 100,000 times (6.5 GB).
+    base = "".join("  c%d: x\n" % i for i in range(10000))
+    write("yaml_bomb/layer.yaml", ("base: &b\n" + base + "".join("L%d: *b\n" % i for i in range(100000))).encode())
+    case("yaml_alias_bomb_layer_map", compare(bench, bench, ["--layer-map", path("yaml_bomb/layer.yaml")]), 2,
+         stderr=[r"layer\.yaml: /L\d+.*alias bomb"], timeout=10)
+    write("yaml_bomb/data.yaml", ("a: &s " + "y" * 65536 + "\n" + "".join("k%d: *s\n" % i for i in range(100000))).encode())
+    case("yaml_alias_bomb_data_map", compare(bench, bench, ["--data-map", path("yaml_bomb/data.yaml")]), 2,
+         stderr=[r"data\.yaml: /k\d+.*alias bomb"], timeout=10)
+
 
 # ---------------------------------------------------------------- tensor files
 def tensors():

@@ -175,6 +175,19 @@ def test_metrics_selection(pair):
         td.compare(a, b, metrics=["cosin"])
 
 
+def test_metrics_selection_runs_a_lean_pass(pair):
+    a, b = pair
+    full = td.compare(a, b)
+    lean = td.compare(a, b, metrics=["max_abs_err", "max_rel_err"])  # assert_close's set
+    assert lean.actual is None and lean.expected is None and lean.to_dict()["actual"] is None
+    for name in ("max_abs_err", "max_rel_err", "max_abs_index", "max_rel_index"):
+        assert getattr(lean, name) == getattr(full, name), name
+    stats = td.compare(a, b, metrics="statistics")
+    assert stats.cosine is None and stats.actual.to_dict() == full.actual.to_dict()
+    assert stats.expected.to_dict() == full.expected.to_dict()
+    assert "statistics" in str(pytest.raises(ValueError, td.compare, a, b, metrics="x").value)
+
+
 def test_threads_do_not_change_results():
     rng = np.random.default_rng(3)
     a = rng.standard_normal(300_000).astype(np.float32)

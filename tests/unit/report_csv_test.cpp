@@ -5,10 +5,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <random>
 #include <tensordiff/match/compare_dumps.hpp>
 #include <tensordiff/report/csv.hpp>
+#include <tensordiff/report/outputs.hpp>
 
 #include "match_test_util.hpp"
 
@@ -183,4 +186,68 @@ TEST(Jsonl, TypedFieldsSameAsCsv) {
   EXPECT_EQ(rows[0]["Result"], "pass");
   EXPECT_EQ(rows[0]["match_reason"], "exact");
   EXPECT_EQ(rows[0]["Max diff"], "0");
+}
+
+namespace {
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `write` and returns the io Error it must throw.
+template <class Write>
+td::Error expect_io_error(Write&& write) {
+  try {
+    write();
+  } catch (const td::Error& e) {
+    EXPECT_EQ(e.category(), td::ErrorCategory::io) << e.what();
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return td::Error(td::ErrorCategory::io, "none");
+}
+}  // namespace
+
+TEST(Outputs, EveryFileOfACompareIsTheWritersOwn) {
+  OneRow x("Torch.add.0.forward");
+  const auto out = x.d.path / "out";
+  const auto files = td::report::write_compare_outputs(x.r, out.string(), {true, true, "npu", "bench"}, "20261125000000");
+  ASSERT_EQ(files.size(), 4u);  // CSV, JSON lines, report, summary
+  const auto& rc = x.r.ranks[0];
+  std::ostringstream csv, jsonl;
+  td::report::write_csv(csv, rc, x.r.layout_for(rc));
+  td::report::write_jsonl(jsonl, rc, x.r.layout_for(rc));
+  EXPECT_EQ(std::filesystem::path(files[0]).filename(), "compare_result_20261125000000.csv");
+  EXPECT_EQ(read_file(files[0]), csv.str());
+  EXPECT_EQ(read_file(files[1]), jsonl.str());
+  EXPECT_EQ(read_file(files[2]), td::report::render_html(td::report::html_report(x.r, "npu", "bench")));
+  EXPECT_EQ(nlohmann::ordered_json::parse(read_file(files[3])), td::report::summary_json(x.r));
+}
+
+TEST(Outputs, AFullDiskIsAnErrorNamingTheFile) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  OneRow x("Torch.add.0.forward");
+  const auto& rc = x.r.ranks[0];
+  // Small outputs sit in the stream's buffer until it is closed: the close must be checked.
+  const auto csv = expect_io_error([&] { td::report::write_csv_file(rc, x.r.layout_for(rc), "/dev/full"); });
+  EXPECT_NE(std::string(csv.what()).find("/dev/full"), std::string::npos) << csv.what();
+  EXPECT_NE(std::string(csv.what()).find("write failed"), std::string::npos) << csv.what();
+  const auto html = expect_io_error([&] { td::report::write_html(td::report::html_report(x.r, "a", "b"), "/dev/full"); });
+  EXPECT_NE(std::string(html.what()).find("/dev/full"), std::string::npos) << html.what();
+  // Atomic writes: the temporary goes (here a link to the full device), the final name never appears.
+  const auto target = x.d.path / "dump.json";
+  std::filesystem::create_symlink("/dev/full", x.d.path / "dump.json.tmp");
+  expect_io_error([&] { td::io::detail::write_bytes_atomically(target.string(), std::string(100, 'x')); });
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(x.d.path / "dump.json.tmp")));
+  EXPECT_FALSE(std::filesystem::exists(target));
+  EXPECT_TRUE(std::filesystem::exists("/dev/full"));
+}
+
+TEST(Outputs, AMissingFolderIsAnErrorNamingTheFile) {
+  OneRow x("Torch.add.0.forward");
+  const auto f = (x.d.path / "no" / "such" / "t.csv").string();
+  const auto e = expect_io_error([&] { td::report::write_csv_file(x.r.ranks[0], x.r.layout_for(x.r.ranks[0]), f); });
+  EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../version.hpp"
+#include "../io/detail/output_file.hpp"
 #include "run.hpp"
 
 TD_NAMESPACE_BEGIN
@@ -71,20 +72,18 @@ inline ShardSummary write_shard(const match::CompareRequest& req, int index, int
   if (ec) throw Error(ErrorCategory::io, "cannot create output folder: " + ec.message(), {dir.string(), "", std::nullopt});
   ShardSummary sum;
   sum.file = (dir / shard_file_name).string();
-  const std::string tmp = sum.file + ".partial";
-  std::ofstream os(tmp, std::ios::binary);
-  if (!os) throw Error(ErrorCategory::io, "cannot create file", {tmp, "", std::nullopt});
   const nlohmann::json header = {{"format", shard_format}, {"format_version", shard_format_version}, {"tensordiff", version_string},
                                  {"shard", index},         {"shards", count},                       {"inputs", shard_inputs(req, pairs, plan)},
                                  {"options", options}};
-  os << header.dump() << "\n";
-  match::CompareRequest r = req;
-  sum.runs = run_share(r, plan, index - 1, [&](const nlohmann::json& m) { os << m.dump() << "\n"; }, &sum.rows);
-  os << nlohmann::json({{"end", true}, {"rows", sum.rows}, {"runs", sum.runs}}).dump() << "\n";
-  os.close();
-  if (!os) throw Error(ErrorCategory::io, "write failed", {tmp, "", std::nullopt});
-  fs::rename(tmp, sum.file, ec);
-  if (ec) throw Error(ErrorCategory::io, "cannot rename to the final name: " + ec.message(), {tmp, "", std::nullopt});
+  io::detail::write_output_file_atomically(
+      sum.file,
+      [&](std::ostream& os) {
+        os << header.dump() << "\n";
+        match::CompareRequest r = req;
+        sum.runs = run_share(r, plan, index - 1, [&](const nlohmann::json& m) { os << m.dump() << "\n"; }, &sum.rows);
+        os << nlohmann::json({{"end", true}, {"rows", sum.rows}, {"runs", sum.runs}}).dump() << "\n";
+      },
+      ".partial");
   return sum;
 }
 

@@ -318,10 +318,10 @@ inline DumpWriter::DumpWriter(const std::filesystem::path& root, DumpWriterOptio
   }
   std::lock_guard<std::mutex> lock(mu_);
   const std::string head = header_text();
-  detail::write_file_atomically(dir_ / "dump.json", head + "{}\n}");
+  detail::write_bytes_atomically((dir_ / "dump.json").string(), head + "{}\n}");
   if (opt_.extra_info) {
-    detail::write_file_atomically(dir_ / "stack.json", "{}");
-    detail::write_file_atomically(dir_ / "construct.json", "{}");
+    detail::write_bytes_atomically((dir_ / "stack.json").string(), "{}");
+    detail::write_bytes_atomically((dir_ / "construct.json").string(), "{}");
   }
 }
 
@@ -574,7 +574,7 @@ inline void DumpWriter::flush_locked() {
         end += pending_[i].size();
       }
       out << "\n }\n}";
-      out.flush();
+      out.close();  // the buffered tail is written here: check after it
       if (!out) throw Error(ErrorCategory::io, "write failed (disk full?)", {tmp.string(), "", std::nullopt});
     }
     fs::rename(tmp, json, ec);
@@ -586,10 +586,10 @@ inline void DumpWriter::flush_locked() {
   if (opt_.extra_info && extra_dirty_) {
     J st = J::object();
     for (std::size_t i = 0; i < stacks_.size(); ++i) st[std::to_string(i)] = J::array({stacks_[i].second, stacks_[i].first});
-    if (!stacks_.empty()) detail::write_file_atomically(dir_ / "stack.json", detail::py_json_dumps(st, 1));
+    if (!stacks_.empty()) detail::write_bytes_atomically((dir_ / "stack.json").string(), detail::py_json_dumps(st, 1));
     J c = J::object();
     for (const auto& [node, parent] : construct_) c[node] = parent ? J(*parent) : J(nullptr);
-    if (!construct_.empty()) detail::write_file_atomically(dir_ / "construct.json", detail::py_json_dumps(c, 1));
+    if (!construct_.empty()) detail::write_bytes_atomically((dir_ / "construct.json").string(), detail::py_json_dumps(c, 1));
     extra_dirty_ = false;
   }
 }

@@ -29,6 +29,7 @@
 #include "../core/tensor.hpp"
 #include "mapped_file.hpp"
 #include "detail/bytes.hpp"
+#include "detail/output_file.hpp"
 #include "reader.hpp"
 
 #if defined(__unix__) || defined(__APPLE__)
@@ -524,26 +525,12 @@ inline std::string npy_bytes(const TensorView& view, const NpySaveOptions& optio
 /// Writes `view` to `path` as .npy (via a temporary file renamed into place,
 /// so readers never see half a file). Errors name the file.
 inline void save_npy(const std::string& path, const TensorView& view, const NpySaveOptions& options = {}) {
-  const std::string bytes = npy_bytes(view, options);
 #if defined(__unix__) || defined(__APPLE__)
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  const std::string suffix = ".tmp" + std::to_string(::getpid());  // concurrent writers of one path
 #else
-  const std::string tmp = path + ".tmp";
+  const std::string suffix = ".tmp";
 #endif
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error(ErrorCategory::io, "cannot create file", {path, "", std::nullopt});
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw Error(ErrorCategory::io, "write failed", {path, "", std::nullopt});
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(ErrorCategory::io, "cannot rename temporary file into place", {path, "", std::nullopt});
-  }
+  detail::write_bytes_atomically(path, npy_bytes(view, options), suffix);
 }
 
 }  // namespace io

@@ -176,16 +176,17 @@ class LayerMappingMatcher final : public Matcher {
 /// -lm file: `{LayerClass: {ms_child_name: pt_child_name}}` (`TopLayer` or `Cell` for the top level).
 inline std::shared_ptr<LayerMappingMatcher> load_layer_mapping(const std::string& file) {
 #if defined(TD_HAS_YAML)
-  const YAML::Node root = detail::load_yaml(file);
+  detail::YamlFile f = detail::load_yaml(file);
+  const YAML::Node& root = f.root;
   LayerMapping m;
   if (root && !root.IsNull()) {
     if (!root.IsMap()) throw Error(ErrorCategory::format, "expected {LayerClass: {child: child}}", {file, "/", std::nullopt});
     for (auto it = root.begin(); it != root.end(); ++it) {
-      const std::string cls = detail::scalar_of(it->first, file, "/");
+      const std::string cls = detail::scalar_of(f, it->first, "/");
       if (!it->second.IsMap()) throw Error(ErrorCategory::format, "expected a mapping {child: child}", {file, "/" + cls, std::nullopt});
       for (auto c = it->second.begin(); c != it->second.end(); ++c) {
-        const std::string k = detail::scalar_of(c->first, file, "/" + cls);
-        m[cls].emplace_back(k, detail::scalar_of(c->second, file, "/" + cls + "/" + k));
+        const std::string k = detail::scalar_of(f, c->first, "/" + cls);
+        m[cls].emplace_back(k, detail::scalar_of(f, c->second, "/" + cls + "/" + k));
       }
     }
   }

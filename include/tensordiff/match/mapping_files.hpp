@@ -19,42 +19,61 @@ namespace match {
 
 namespace detail {
 #if defined(TD_HAS_YAML)
-inline YAML::Node load_yaml(const std::string& file) {
+/// A parsed mapping file and what reading it may still cost. YAML aliases let a few bytes name
+/// a large node many times (a "billion laughs"): every value read spends 16 bytes plus its
+/// length from a budget of 64 times the file's size (a file without aliases needs at most 16
+/// times), so such a file is refused by name instead of filling memory.
+struct YamlFile {
+  std::string name;
+  YAML::Node root;
+  std::size_t budget = 0;
+
+  void spend(std::size_t bytes, const std::string& where) {
+    if (bytes > budget)
+      throw Error(ErrorCategory::security, "YAML aliases expand to more than 64 times the file's size (an alias bomb?)",
+                  {name, where, std::nullopt});
+    budget -= bytes;
+  }
+};
+
+inline YamlFile load_yaml(const std::string& file) {
   // Read as the dump's JSON files are (regular files only, size-capped, never
   // blocking), so a directory or FIFO is named in the error, not yaml-cpp's or
   // the C++ library's message.
   const std::string text = io::detail::read_text_file(file);
   try {
-    return YAML::Load(text);
+    return {file, YAML::Load(text), 64 * text.size() + 65536};
   } catch (const YAML::Exception& e) {
     throw Error(ErrorCategory::format, "malformed YAML: " + e.msg, {file, "line " + std::to_string(e.mark.line + 1), std::nullopt});
   }
 }
 
-inline std::string scalar_of(const YAML::Node& n, const std::string& file, const std::string& where) {
-  if (!n.IsScalar()) throw Error(ErrorCategory::format, "expected a string", {file, where, std::nullopt});
+inline std::string scalar_of(YamlFile& f, const YAML::Node& n, const std::string& where) {
+  if (!n.IsScalar()) throw Error(ErrorCategory::format, "expected a string", {f.name, where, std::nullopt});
+  f.spend(16 + n.Scalar().size(), where);
   return n.as<std::string>();
 }
 
-inline std::vector<int> int_list(const YAML::Node& n, const std::string& file, const std::string& where) {
+inline std::vector<int> int_list(YamlFile& f, const YAML::Node& n, const std::string& where) {
   std::vector<int> v;
   if (!n) return v;
-  if (!n.IsSequence()) throw Error(ErrorCategory::format, "expected a list of integers", {file, where, std::nullopt});
+  if (!n.IsSequence()) throw Error(ErrorCategory::format, "expected a list of integers", {f.name, where, std::nullopt});
   for (std::size_t i = 0; i < n.size(); ++i) {
+    f.spend(16, where);
     try {
       v.push_back(n[i].as<int>());
     } catch (const YAML::Exception&) {
-      throw Error(ErrorCategory::format, "expected an integer", {file, where + "/" + std::to_string(i), std::nullopt});
+      throw Error(ErrorCategory::format, "expected an integer", {f.name, where + "/" + std::to_string(i), std::nullopt});
     }
   }
   return v;
 }
 
-inline std::vector<std::string> str_list(const YAML::Node& n, const std::string& file, const std::string& where) {
+inline std::vector<std::string> str_list(YamlFile& f, const YAML::Node& n, const std::string& where) {
   std::vector<std::string> v;
   if (!n) return v;
-  if (!n.IsSequence()) throw Error(ErrorCategory::format, "expected a list of strings", {file, where, std::nullopt});
-  for (std::size_t i = 0; i < n.size(); ++i) v.push_back(scalar_of(n[i], file, where + "/" + std::to_string(i)));
+  if (!n.IsSequence()) throw Error(ErrorCategory::format, "expected a list of strings", {f.name, where, std::nullopt});
+  for (std::size_t i = 0; i < n.size(); ++i) v.push_back(scalar_of(f, n[i], where + "/" + std::to_string(i)));
   return v;
 }
 #else
@@ -66,13 +85,13 @@ inline std::vector<std::string> str_list(const YAML::Node& n, const std::string&
 /// A YAML mapping of strings, in file order.
 inline std::vector<std::pair<std::string, std::string>> string_pairs(const std::string& file) {
 #if defined(TD_HAS_YAML)
-  const YAML::Node root = load_yaml(file);
+  YamlFile f = load_yaml(file);
   std::vector<std::pair<std::string, std::string>> out;
-  if (!root || root.IsNull()) return out;
-  if (!root.IsMap()) throw Error(ErrorCategory::format, "expected a mapping {name: name}", {file, "/", std::nullopt});
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    const std::string k = scalar_of(it->first, file, "/");
-    out.emplace_back(k, scalar_of(it->second, file, "/" + k));
+  if (!f.root || f.root.IsNull()) return out;
+  if (!f.root.IsMap()) throw Error(ErrorCategory::format, "expected a mapping {name: name}", {file, "/", std::nullopt});
+  for (auto it = f.root.begin(); it != f.root.end(); ++it) {
+    const std::string k = scalar_of(f, it->first, "/");
+    out.emplace_back(k, scalar_of(f, it->second, "/" + k));
   }
   return out;
 #else
@@ -100,7 +119,8 @@ inline std::shared_ptr<CellMappingMatcher> load_cell_mapping(const std::string& 
 inline std::shared_ptr<ApiMappingMatcher> load_api_mapping(const std::string& file = "", std::vector<std::string>* skipped = nullptr) {
   if (file.empty()) return std::make_shared<ApiMappingMatcher>();
 #if defined(TD_HAS_YAML)
-  const YAML::Node root = detail::load_yaml(file);
+  detail::YamlFile f = detail::load_yaml(file);
+  const YAML::Node& root = f.root;
   std::vector<ApiMapEntry> list;
   if (root && !root.IsNull()) {
     if (!root.IsSequence()) throw Error(ErrorCategory::format, "expected a list of {ms_api, pt_api, ...} entries", {file, "/", std::nullopt});
@@ -110,14 +130,14 @@ inline std::shared_ptr<ApiMappingMatcher> load_api_mapping(const std::string& fi
       if (!n.IsMap()) throw Error(ErrorCategory::format, "expected a mapping", {file, w, std::nullopt});
       ApiMapEntry e;
       if (!n["ms_api"] || !n["pt_api"]) throw Error(ErrorCategory::format, "missing ms_api or pt_api", {file, w, std::nullopt});
-      e.ms_api = detail::scalar_of(n["ms_api"], file, w + "/ms_api");
-      e.pt_api = detail::scalar_of(n["pt_api"], file, w + "/pt_api");
-      e.ms_args = detail::int_list(n["ms_args"], file, w + "/ms_args");
-      e.pt_args = detail::int_list(n["pt_args"], file, w + "/pt_args");
-      e.ms_outputs = detail::int_list(n["ms_outputs"], file, w + "/ms_outputs");
-      e.pt_outputs = detail::int_list(n["pt_outputs"], file, w + "/pt_outputs");
-      e.ms_parameters = detail::str_list(n["ms_parameters"], file, w + "/ms_parameters");
-      e.pt_parameters = detail::str_list(n["pt_parameters"], file, w + "/pt_parameters");
+      e.ms_api = detail::scalar_of(f, n["ms_api"], w + "/ms_api");
+      e.pt_api = detail::scalar_of(f, n["pt_api"], w + "/pt_api");
+      e.ms_args = detail::int_list(f, n["ms_args"], w + "/ms_args");
+      e.pt_args = detail::int_list(f, n["pt_args"], w + "/pt_args");
+      e.ms_outputs = detail::int_list(f, n["ms_outputs"], w + "/ms_outputs");
+      e.pt_outputs = detail::int_list(f, n["pt_outputs"], w + "/pt_outputs");
+      e.ms_parameters = detail::str_list(f, n["ms_parameters"], w + "/ms_parameters");
+      e.pt_parameters = detail::str_list(f, n["pt_parameters"], w + "/pt_parameters");
       if (e.ms_args.size() != e.pt_args.size() || e.ms_outputs.size() != e.pt_outputs.size() ||
           e.ms_parameters.size() != e.pt_parameters.size()) {
         if (skipped) skipped->push_back(e.ms_api);

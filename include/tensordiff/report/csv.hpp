@@ -23,6 +23,7 @@
 
 #include "../match/table.hpp"
 #include "../match/cell.hpp"
+#include "../io/detail/output_file.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace report {
@@ -153,12 +154,10 @@ inline std::vector<std::string> write_csv_file(const match::RankComparison& rc, 
       const auto dot = path.rfind('.');
       f = path.substr(0, dot) + "_part_" + std::to_string(p + 1) + (dot == std::string::npos ? "" : path.substr(dot));
     }
-    std::ofstream os(f, std::ios::binary);
-    if (!os) throw Error(ErrorCategory::io, "cannot create file", {f, "", std::nullopt});
-    detail::put_row(os, t.front());
-    for (std::size_t i = p * per; i < std::min(rows, (p + 1) * per); ++i) detail::put_row(os, t[i + 1]);
-    os.flush();
-    if (!os) throw Error(ErrorCategory::io, "write failed", {f, "", std::nullopt});
+    io::detail::write_output_file(f, [&](std::ostream& os) {
+      detail::put_row(os, t.front());
+      for (std::size_t i = p * per; i < std::min(rows, (p + 1) * per); ++i) detail::put_row(os, t[i + 1]);
+    });
     files.push_back(f);
   }
   return files;

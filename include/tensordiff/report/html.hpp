@@ -16,6 +16,7 @@
 #include <string>
 
 #include "../core/error.hpp"
+#include "../io/detail/output_file.hpp"
 #include "html_data.hpp"
 #include "html_model.hpp"
 #include "html_script.hpp"
@@ -94,10 +95,7 @@ inline std::string render_html(const HtmlReport& r) {
 
 /// Writes render_html(r) to `path`.
 inline void write_html(const HtmlReport& r, const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorCategory::io, "cannot open for writing", {path, "", std::nullopt});
-  f << render_html(r);
-  if (!f) throw Error(ErrorCategory::io, "write failed", {path, "", std::nullopt});
+  io::detail::write_output_file(path, [&](std::ostream& os) { os << render_html(r); });
 }
 
 }  // namespace report

@@ -29,6 +29,7 @@
 #include "../../core/error.hpp"
 #include "../../core/half.hpp"
 #include "../../core/visit.hpp"
+#include "output_file.hpp"
 #include "../../metrics/crc32.hpp"
 #include "../../metrics/summary.hpp"
 #include "../dump_value.hpp"
@@ -46,22 +47,6 @@ enum class DumpTask : std::uint8_t {
 };
 
 namespace detail {
-
-/// Writes `bytes` to `path` through a temporary file renamed into place.
-inline void write_file_atomically(const std::filesystem::path& path, const std::string& bytes) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error(ErrorCategory::io, "cannot create file", {tmp.string(), "", std::nullopt});
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.flush();
-    if (!f) throw Error(ErrorCategory::io, "write failed (disk full?)", {tmp.string(), "", std::nullopt});
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(ErrorCategory::io, "cannot rename into place: " + ec.message(), {path.string(), "", std::nullopt});
-}
 
 /// str(tensor.dtype): "torch.bfloat16" or MindSpore's "BFloat16".
 inline std::string framework_dtype_name(DType t, bool mindspore) {
@@ -196,9 +181,9 @@ inline nlohmann::ordered_json tensor_leaf(const DumpValue& v, const LeafSink& si
     if (sink.mindspore) {
       NpySaveOptions o;
       o.bf16 = NpyBf16::float32;
-      write_file_atomically(sink.data_dir / file, npy_bytes(t, o));
+      write_bytes_atomically((sink.data_dir / file).string(), npy_bytes(t, o));
     } else {
-      write_file_atomically(sink.data_dir / file, torch_save_bytes(t, stem));
+      write_bytes_atomically((sink.data_dir / file).string(), torch_save_bytes(t, stem));
     }
     leaf["data_name"] = file;
   } else if (sink.task == DumpTask::md5) {

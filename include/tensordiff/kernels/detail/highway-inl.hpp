@@ -308,6 +308,31 @@ template <class T, class DF> HWY_INLINE hn::Vec<DF> LoadAsFloat(DF df, const T* 
   }
 }
 
+/// Lanes [h, h + Lanes(d)) of the float vector `f` as double (h is 0 or Lanes(d)).
+template <class D, class VF> HWY_INLINE hn::Vec<D> PromoteHalf(D d, VF f, size_t h) {
+#if HWY_TARGET == HWY_SCALAR  // one lane: nothing to split
+  (void)h;
+  return hn::PromoteTo(d, f);
+#else
+  const hn::Rebind<float, D> dh;
+  return h == 0 ? hn::PromoteTo(d, hn::LowerHalf(dh, f)) : hn::PromoteTo(d, hn::UpperHalf(dh, f));
+#endif
+}
+
+/// Lanes [h, h + Lanes(d)) of the float vector `f` loaded from `p`, as double. float32 is
+/// widened straight from memory (one conversion with a memory operand, no shuffle); 16-bit
+/// inputs reuse the float lanes already in registers (half a shuffle per vector instead of a
+/// second zero-extend/shift/convert chain from memory). Both are exact.
+template <class T, class D, class VF>
+HWY_INLINE hn::Vec<D> HalfAsDouble(D d, VF f, const T* HWY_RESTRICT p, size_t h) {
+  if constexpr (std::is_same_v<T, float>) {
+    (void)f;
+    return LoadAsDouble(d, p + h);
+  } else {
+    return PromoteHalf(d, f, h);
+  }
+}
+
 /// The smallest float ≥ t: for a float q, q < t ⟺ q < ThresholdAsFloat(t).
 inline float ThresholdAsFloat(double t) {
   float f = static_cast<float>(t);
@@ -384,7 +409,6 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
                           double& max_abs, double& max_rel, Partial& fallback) {
   const hn::ScalableTag<double> d;
   const hn::ScalableTag<float> df;
-  const hn::Rebind<float, std::remove_const_t<decltype(d)>> dh;  // N floats: one double vector's worth
   const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
   auto dot = hn::Zero(d), sa = hn::Zero(d), sqa = hn::Zero(d), sb = hn::Zero(d), sqb = hn::Zero(d);
   auto ssd = hn::Zero(d), sad = hn::Zero(d), mabs = hn::Set(d, -1.0), srel = hn::Zero(d);
@@ -392,7 +416,6 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   auto mrel = hn::Set(df, -1.0f), c0 = hn::Zero(df), c1 = hn::Zero(df), probe = hn::Zero(df);
   const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f), one = hn::Set(df, 1.0f);
   const auto zf = hn::Zero(df);
-  HWY_ALIGN float qs[HWY_MAX_BYTES / sizeof(float)];
   for (size_t j = begin; j < end; j += NF) {
     const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
     if constexpr (kChecked) {
@@ -414,11 +437,10 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
       mrel = hn::Max(mrel, q);
       c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));  // exact: < 2^24 per lane
       c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
-      hn::Store(q, df, qs);  // widened from memory below: no shuffle
-      for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, hn::PromoteTo(d, hn::Load(dh, qs + h)));
+      for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
     }
     for (size_t h = 0; h < NF; h += N) {
-      const auto xa = LoadAsDouble(d, pa + j + h), xb = LoadAsDouble(d, pb + j + h);
+      const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
       if constexpr (kSums) {
         sa = hn::Add(sa, xa);
         sqa = hn::MulAdd(xa, xa, sqa);
@@ -533,14 +555,12 @@ template <int kStage, class T>
 HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t n) {
   const hn::ScalableTag<double> d;
   const hn::ScalableTag<float> df;
-  const hn::Rebind<float, std::remove_const_t<decltype(d)>> dh;
   const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
   auto loads = hn::Zero(df), mna = hn::Set(df, HUGE_VALF), mxa = hn::Set(df, -HUGE_VALF), mnb = mna, mxb = mxa;
   auto mrel = hn::Set(df, -1.0f), c0 = hn::Zero(df), c1 = hn::Zero(df);
   auto dot = hn::Zero(d), sa = dot, sqa = dot, sb = dot, sqb = dot, ssd = dot, sad = dot, srel = dot;
   auto mabs = hn::Set(d, -1.0);
   const auto eps = hn::Set(df, 0x1p-23f), t0 = hn::Set(df, 1e-3f), t1 = hn::Set(df, 5e-3f), one = hn::Set(df, 1.0f);
-  HWY_ALIGN float qs[HWY_MAX_BYTES / sizeof(float)];
   for (size_t j = 0; j + NF <= n; j += NF) {
     const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
     if constexpr (kStage == 0) loads = hn::Add(loads, hn::Add(fa, fb));
@@ -555,12 +575,11 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
       mrel = hn::Max(mrel, q);
       c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));
       c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
-      hn::Store(q, df, qs);
-      for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, hn::PromoteTo(d, hn::Load(dh, qs + h)));
+      for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
     }
     if constexpr (kStage >= 1) {
       for (size_t h = 0; h < NF; h += N) {
-        const auto xa = LoadAsDouble(d, pa + j + h), xb = LoadAsDouble(d, pb + j + h);
+        const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
         sa = hn::Add(sa, xa);
         sqa = hn::MulAdd(xa, xa, sqa);
         sb = hn::Add(sb, xb);

@@ -302,8 +302,11 @@ struct Highway {
     }
   }
 
-  /// Sum of n 64-bit words: the read-bandwidth baseline of the benchmarks.
-  static std::uint64_t read_words(const std::uint64_t* p, std::size_t n) { TD_HWY_DISPATCH(ReadWords(p, n)) }
+  /// Sum of n 64-bit words of each of two buffers, read side by side: the read-bandwidth
+  /// baseline of the benchmarks (the same two streams as a compare of the pair).
+  static std::uint64_t read_words(const std::uint64_t* p, const std::uint64_t* q, std::size_t n) {
+    TD_HWY_DISPATCH(ReadWords(p, q, n))
+  }
 };
 
 }  // namespace kernels

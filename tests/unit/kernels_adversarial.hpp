@@ -191,7 +191,9 @@ template <class Kernel, class TA, class TB> void check_adversarial() {
     for (int j = 0; j < 2; ++j) on[j] += r == k.rel_thresholds[j];
   }
   if constexpr (sizeof(TA) > 1) {  // int8 holds neither 200 nor 1000
-    if constexpr (!std::is_same_v<TA, bfloat16> && !std::is_same_v<TB, bfloat16>) EXPECT_GT(on[0], 0u);
+    if constexpr (!std::is_same_v<TA, bfloat16> && !std::is_same_v<TB, bfloat16>) {
+      EXPECT_GT(on[0], 0u);
+    }
     EXPECT_GT(on[1], 0u);
   }
 }

@@ -2,9 +2,10 @@
 //
 // Run-time dispatch (the default, TD_HWY_DYNAMIC=1, core/config.hpp): this
 // header owns the TU's single hwy/foreach_target.h expansion, compiles every
-// attainable target (from the -march baseline up to AVX3_DL) and picks the
-// best one the CPU supports with its own check (__builtin_cpu_supports) — no
-// libhwy symbol is needed. A consumer built with distribution-default flags
+// attainable target (x86: from the -march baseline up to AVX3_DL; AArch64:
+// NEON, SVE, SVE2, SVE_256, SVE2_128) and picks the best one the CPU supports
+// with its own check (__builtin_cpu_supports; getauxval and the SVE vector
+// length on Linux/AArch64) — no libhwy symbol is needed. A consumer built with distribution-default flags
 // (no -march) thus still runs AVX2 / AVX-512 code. Define
 // HWY_COMPILE_ALL_ATTAINABLE too to also compile the targets below the -march
 // baseline (the tests do, to check every target on one machine).
@@ -32,6 +33,10 @@
 #include <string_view>
 #include <type_traits>
 #include <vector>
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>   // getauxval: which SVE targets the CPU runs
+#include <sys/prctl.h>  // prctl(PR_SVE_GET_VL): SVE vector length
+#endif
 
 #include "partial.hpp"
 #include "scalar.hpp"
@@ -69,12 +74,13 @@ TD_NAMESPACE_BEGIN
 namespace detail {
 namespace hwy_dispatch {
 
-// x86 targets from best to worst, with Highway's requirements for each.
+// Targets (x86, AArch64) from best to worst, with Highway's requirements for each.
 struct TargetEntry {
   std::int64_t bit;
   const char* name;
 };
-#if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC && HWY_ARCH_X86
+#if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC && (HWY_ARCH_X86 || HWY_ARCH_ARM_A64)
+#define TD_HWY_RUNTIME_DISPATCH 1
 inline constexpr bool dynamic = true;
 #else
 inline constexpr bool dynamic = false;
@@ -98,6 +104,21 @@ inline std::vector<TargetEntry> compiled_targets() {
 #endif
 #if HWY_TARGETS & HWY_SSSE3
     t.push_back({HWY_SSSE3, "SSSE3"});
+#endif
+#if HWY_TARGETS & HWY_SVE2_128
+    t.push_back({HWY_SVE2_128, "SVE2_128"});
+#endif
+#if HWY_TARGETS & HWY_SVE_256
+    t.push_back({HWY_SVE_256, "SVE_256"});
+#endif
+#if HWY_TARGETS & HWY_SVE2
+    t.push_back({HWY_SVE2, "SVE2"});
+#endif
+#if HWY_TARGETS & HWY_SVE
+    t.push_back({HWY_SVE, "SVE"});
+#endif
+#if HWY_TARGETS & HWY_NEON
+    t.push_back({HWY_NEON, "NEON"});
 #endif
 #if HWY_TARGETS & HWY_EMU128
     t.push_back({HWY_EMU128, "EMU128"});
@@ -132,6 +153,21 @@ inline bool cpu_supports(std::int64_t target) {
     case HWY_AVX2: return avx2;
     case HWY_SSE4: return sse4;
     case HWY_SSSE3: return ssse3;
+    default: return target == HWY_SCALAR || target == HWY_EMU128 || target == HWY_STATIC_TARGET;
+  }
+#elif HWY_ARCH_ARM_A64 && defined(__linux__)
+  // The kernel's hardware capabilities; SVE_256 / SVE2_128 also need that vector length.
+  const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+  const bool sve = (hwcap & (1ul << 22)) != 0;            // HWCAP_SVE
+  const bool sve2 = sve && (hwcap2 & (1ul << 1)) != 0;    // HWCAP2_SVE2
+  const int vl = sve ? prctl(51 /* PR_SVE_GET_VL */) : -1;
+  const int vl_bytes = vl < 0 ? 0 : (vl & 0xffff);        // PR_SVE_VL_LEN_MASK
+  switch (target) {
+    case HWY_SVE2_128: return sve2 && vl_bytes == 16;
+    case HWY_SVE_256: return sve && vl_bytes == 32;
+    case HWY_SVE2: return sve2;
+    case HWY_SVE: return sve;
+    case HWY_NEON: return true;  // Advanced SIMD: every AArch64 CPU
     default: return target == HWY_SCALAR || target == HWY_EMU128 || target == HWY_STATIC_TARGET;
   }
 #else
@@ -199,6 +235,31 @@ inline std::atomic<std::int64_t>& chosen() {
 #else
 #define TD_HWY_CASE_SSSE3(...)
 #endif
+#if HWY_TARGETS & HWY_SVE2_128
+#define TD_HWY_CASE_SVE2_128(...) TD_HWY_CASE(HWY_SVE2_128, N_SVE2_128, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_SVE2_128(...)
+#endif
+#if HWY_TARGETS & HWY_SVE_256
+#define TD_HWY_CASE_SVE_256(...) TD_HWY_CASE(HWY_SVE_256, N_SVE_256, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_SVE_256(...)
+#endif
+#if HWY_TARGETS & HWY_SVE2
+#define TD_HWY_CASE_SVE2(...) TD_HWY_CASE(HWY_SVE2, N_SVE2, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_SVE2(...)
+#endif
+#if HWY_TARGETS & HWY_SVE
+#define TD_HWY_CASE_SVE(...) TD_HWY_CASE(HWY_SVE, N_SVE, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_SVE(...)
+#endif
+#if HWY_TARGETS & HWY_NEON
+#define TD_HWY_CASE_NEON(...) TD_HWY_CASE(HWY_NEON, N_NEON, __VA_ARGS__)
+#else
+#define TD_HWY_CASE_NEON(...)
+#endif
 #if HWY_TARGETS & HWY_EMU128
 #define TD_HWY_CASE_EMU128(...) TD_HWY_CASE(HWY_EMU128, N_EMU128, __VA_ARGS__)
 #else
@@ -210,7 +271,7 @@ inline std::atomic<std::int64_t>& chosen() {
 #define TD_HWY_CASE_SCALAR(...)
 #endif
 
-#if defined(TD_HWY_DYNAMIC) && TD_HWY_DYNAMIC && HWY_ARCH_X86
+#if defined(TD_HWY_RUNTIME_DISPATCH)
 #define TD_HWY_DISPATCH(...)                                            \
   switch (::tensordiff::detail::hwy_dispatch::chosen().load(std::memory_order_relaxed)) { \
     TD_HWY_CASE_AVX3_DL(__VA_ARGS__)                                            \
@@ -218,6 +279,11 @@ inline std::atomic<std::int64_t>& chosen() {
     TD_HWY_CASE_AVX2(__VA_ARGS__)                                               \
     TD_HWY_CASE_SSE4(__VA_ARGS__)                                               \
     TD_HWY_CASE_SSSE3(__VA_ARGS__)                                              \
+    TD_HWY_CASE_SVE2_128(__VA_ARGS__)                                           \
+    TD_HWY_CASE_SVE_256(__VA_ARGS__)                                            \
+    TD_HWY_CASE_SVE2(__VA_ARGS__)                                               \
+    TD_HWY_CASE_SVE(__VA_ARGS__)                                                \
+    TD_HWY_CASE_NEON(__VA_ARGS__)                                               \
     TD_HWY_CASE_EMU128(__VA_ARGS__)                                             \
     TD_HWY_CASE_SCALAR(__VA_ARGS__)                                             \
     default: break;                                                      \

@@ -54,16 +54,23 @@ inline constexpr MetricSet assert_close = max_abs | max_rel | thousandths;
 }  // namespace metric
 
 namespace detail {
-/// The three parts of the fused pass a metric set needs: the relative error (its sum, maximum
-/// and threshold counts), |a − b| (its sums and maximum), and the side sums (Σa·b, Σa, Σa²,
-/// extremes: cosine and the statistics). A kernel may compute more than asked.
+/// The parts of the fused pass a metric set needs. A kernel may compute more than asked.
 struct PassParts {
-  bool rel, abs, sums;
+  bool rel_max;    ///< max relative error, its index and the threshold counts (max_rel, thousandths)
+  bool rel_sum;    ///< Σ relative error (mean_rel)
+  bool abs_max;    ///< max |a − b| and its index (max_abs)
+  bool diff_sums;  ///< Σ(a − b)² and Σ|a − b| (euclidean, rmse, mean_abs)
+  bool dot;        ///< Σa·b, Σa², Σb² (cosine)
+  bool sides;      ///< Σa, Σa², min and max of each side (statistics)
 };
+/// The parts of the fused pass that the metric set `m` needs.
 constexpr PassParts pass_parts(MetricSet m) noexcept {
-  return {has_any(m, metric::max_rel | metric::thousandths | metric::mean_rel),
-          has_any(m, metric::euclidean | metric::max_abs | metric::mean_abs | metric::rmse),
-          has_any(m, metric::cosine | metric::statistics)};
+  return {has_any(m, metric::max_rel | metric::thousandths),
+          has_any(m, metric::mean_rel),
+          has_any(m, metric::max_abs),
+          has_any(m, metric::euclidean | metric::mean_abs | metric::rmse),
+          has_any(m, metric::cosine),
+          has_any(m, metric::statistics)};
 }
 }  // namespace detail
 

@@ -24,7 +24,7 @@
 // scalar fallbacks) is folded into the run's Partial, so a non-negative sum of
 // n terms carries at most about (4·N·128 + n/(4·N·128) + 4·N) · 2^-53 relative
 // error: ≈ 4.6e-13 for N = 8 and n = 1e6 (compare() further splits tensors
-// into 65536-element chunks, merged in order: ≤ (4096 + 16 + chunks)·2^-53).
+// into 2^18-element chunks, merged in order: ≤ (4096 + 64 + chunks)·2^-53).
 // Signed sums (Σa·b, Σx) obey the same bound relative to Σ|term|.
 // The vector body is branch-free: a block is first run without looking for
 // non-finite values; if its lane sums show one, the block is re-run with a
@@ -32,6 +32,11 @@
 // (non-finite values are rare). Maxima carry no index in the vector body;
 // the index is recovered by a vector rescan of the block that holds the
 // maximum. Tails use the scalar reference too.
+//
+// Both passes keep their accumulators in local vectors passed by value or
+// reference, never as struct members or array elements: SVE / RVV vectors are
+// sizeless. tests/cross/aarch64.sh builds the kernel tests for AArch64 and runs
+// them on every Arm target (NEON, SVE, SVE2, SVE_256, SVE2_128) under qemu.
 
 // Per-target include guard (Highway's toggle convention).
 #if defined(TD_KERNELS_HIGHWAY_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
@@ -70,8 +75,9 @@ template <> struct HwyLane<::tensordiff::bfloat16> {
   using type = hwy::bfloat16_t;
 };
 
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-inline constexpr bool kNativeF16 = true;  // F16C
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || \
+    (HWY_ARCH_ARM_A64 && (HWY_TARGET & (HWY_NEON | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)))
+inline constexpr bool kNativeF16 = true;  // F16C; AArch64's fcvt
 #else
 inline constexpr bool kNativeF16 = false;
 #endif
@@ -104,34 +110,6 @@ template <class T, class D> HWY_INLINE hn::Vec<D> LoadAsDouble(D d, const T* p) 
   }
 }
 
-template <class D> struct SideAcc {
-  hn::Vec<D> mn, mx, sum, sq;
-  HWY_INLINE explicit SideAcc(D d)
-      : mn(hn::Set(d, detail::inf())), mx(hn::Set(d, -detail::inf())), sum(hn::Zero(d)), sq(hn::Zero(d)) {}
-  HWY_INLINE void Add(hn::Vec<D> x) {
-    mn = hn::Min(mn, x);
-    mx = hn::Max(mx, x);
-    sum = hn::Add(sum, x);
-    sq = hn::MulAdd(x, x, sq);
-  }
-  void Reduce(D d, SideStats& out) const {
-    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(double);
-    HWY_ALIGN double v[4][kMax];
-    hn::Store(mn, d, v[0]);
-    hn::Store(mx, d, v[1]);
-    hn::Store(sum, d, v[2]);
-    hn::Store(sq, d, v[3]);
-    SideStats s;
-    for (size_t l = 0; l < hn::Lanes(d); ++l) {
-      s.finite_min = v[0][l] < s.finite_min ? v[0][l] : s.finite_min;
-      s.finite_max = v[1][l] > s.finite_max ? v[1][l] : s.finite_max;
-      s.sum += v[2][l];
-      s.sum_sq += v[3][l];
-    }
-    out.merge(s);
-  }
-};
-
 /// Rounds double lanes to the nearest float (ties to even; overflow to ±inf: Highway's
 /// emulated targets clamp to ±FLT_MAX instead, so overflow is selected explicitly).
 template <class D> HWY_INLINE hn::Vec<D> RoundToFloat(D d, hn::Vec<D> v) {
@@ -141,125 +119,40 @@ template <class D> HWY_INLINE hn::Vec<D> RoundToFloat(D d, hn::Vec<D> v) {
   return hn::IfThenElse(overflow, hn::CopySign(hn::Set(d, detail::inf()), v), r);
 }
 
-/// The relative-error parameters as vectors.
-template <class D> struct RelParams {
-  hn::Vec<D> eps, t0, t1;
-  bool f32;           ///< the float32 relative error
-  bool round_inputs;  ///< f32 and an input type wider than float (16/32-bit floats are exact)
-  HWY_INLINE RelParams(D d, const KernelParams& k, bool inputs_are_floats)
-      : eps(hn::Set(d, k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps)),
-        t0(hn::Set(d, k.rel_thresholds[0])), t1(hn::Set(d, k.rel_thresholds[1])), f32(k.rel_float32),
-        round_inputs(k.rel_float32 && !inputs_are_floats) {}
-};
-
 template <class T>
 inline constexpr bool is_narrow_float_v =
     std::is_same_v<T, float> || std::is_same_v<T, ::tensordiff::float16> || std::is_same_v<T, ::tensordiff::bfloat16>;
 
-/// Per-lane error terms of detail::accumulate_error for finite lanes; the
-/// relative error is detail::relative_error. Its float32 form runs in double
-/// lanes rounded to float after every operation: for +, −, ÷ of floats that
-/// equals float arithmetic (53 ≥ 2·24 + 2 bits, so the double rounding is
-/// innocuous).
-template <class D> struct PairTerms {
-  hn::Vec<D> diff, ad, rel;
-  HWY_INLINE PairTerms(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r)
-      : diff(hn::Sub(va, vb)), ad(hn::Abs(diff)), rel(Rel(d, va, vb, r)) {}
-  static HWY_INLINE hn::Vec<D> Rel(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r) {
-    if (r.round_inputs) {
-      va = RoundToFloat(d, va);
-      vb = RoundToFloat(d, vb);
-    }
-    const auto zero = hn::Eq(vb, hn::Zero(d));
-    auto n = hn::Add(va, r.eps);
-    if (r.f32) n = RoundToFloat(d, n);
-    n = hn::IfThenElse(zero, n, va);
-    const auto den = hn::IfThenElse(zero, r.eps, vb);
-    auto num = hn::Sub(n, den);
-    if (r.f32) num = RoundToFloat(d, num);
-    auto q = hn::Div(num, den);
-    if (r.f32) q = RoundToFloat(d, q);
-    return hn::Abs(q);
-  }
+/// The relative error's parameters for the double-lane pass. Scalars, not vectors: SVE / RVV
+/// vectors are sizeless and cannot be members; each block makes its own vectors.
+struct RelParams {
+  double eps;         ///< zero_bench_eps in the relative error's type
+  bool f32;           ///< the float32 relative error
+  bool round_inputs;  ///< f32 and an input type wider than float (16/32-bit floats are exact)
+  RelParams(const KernelParams& k, bool inputs_are_floats)
+      : eps(k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps),
+        f32(k.rel_float32), round_inputs(k.rel_float32 && !inputs_are_floats) {}
 };
 
-/// The accumulators of one block. Maxima are kept per lane without their
-/// indices (that took two selects per maximum and an index vector): the index
-/// of a block maximum that beats the running one is found afterwards by a
-/// scalar rescan of the block (BlockIndexOf), which is rare after the first
-/// blocks. Threshold counts are per-lane doubles (exact: ≤ kBlockSteps·4).
-template <class D> struct BlockAcc {
-  hn::Vec<D> dot, ssd, sad, srel, max_abs, max_rel, below0, below1;
-  SideAcc<D> a, b;
-  HWY_INLINE explicit BlockAcc(D d)
-      : dot(hn::Zero(d)), ssd(hn::Zero(d)), sad(hn::Zero(d)), srel(hn::Zero(d)), max_abs(hn::Set(d, -1.0)),
-        max_rel(hn::Set(d, -1.0)), below0(hn::Zero(d)), below1(hn::Zero(d)), a(d), b(d) {}
-
-  HWY_INLINE void Add(D d, hn::Vec<D> va, hn::Vec<D> vb, const RelParams<D>& r) {
-    a.Add(va);
-    b.Add(vb);
-    const PairTerms<D> e(d, va, vb, r);
-    dot = hn::MulAdd(va, vb, dot);
-    ssd = hn::MulAdd(e.diff, e.diff, ssd);
-    sad = hn::Add(sad, e.ad);
-    max_abs = hn::Max(max_abs, e.ad);
-    srel = hn::Add(srel, e.rel);
-    max_rel = hn::Max(max_rel, e.rel);
-    const auto one = hn::Set(d, 1.0);
-    below0 = hn::Add(below0, hn::IfThenElseZero(hn::Lt(e.rel, r.t0), one));
-    below1 = hn::Add(below1, hn::IfThenElseZero(hn::Lt(e.rel, r.t1), one));
+/// detail::relative_error of double lanes (finite lanes); `eps` is Set(d, r.eps). Its float32
+/// form rounds to float after every operation: for +, −, ÷ of floats that equals float
+/// arithmetic (53 ≥ 2·24 + 2 bits, so the double rounding is innocuous).
+template <class D>
+HWY_INLINE hn::Vec<D> RelErrorD(D d, hn::Vec<D> va, hn::Vec<D> vb, hn::Vec<D> eps, const RelParams& r) {
+  if (r.round_inputs) {
+    va = RoundToFloat(d, va);
+    vb = RoundToFloat(d, vb);
   }
-
-  /// Whether every lane summed finite values only. For inputs that widen
-  /// exactly and are at most 2^128 in magnitude (all but double), a lane's
-  /// Σx is finite exactly when all its elements were; a double block whose
-  /// sum overflowed is merely re-run on the checked path.
-  HWY_INLINE bool AllFinite(D d) const { return hn::AllTrue(d, hn::And(hn::IsFinite(a.sum), hn::IsFinite(b.sum))); }
-
-  /// Sums, counts and side statistics into `out`; the block maxima (without
-  /// indices) into max_abs_out / max_rel_out.
-  void Reduce(D d, Partial& out, double& max_abs_out, double& max_rel_out) const {
-    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(double);
-    HWY_ALIGN double v[8][kMax];
-    const hn::Vec<D> all[8] = {dot, ssd, sad, srel, max_abs, max_rel, below0, below1};
-    for (int j = 0; j < 8; ++j) hn::Store(all[j], d, v[j]);
-    Partial p;
-    double below[2] = {0, 0};
-    for (size_t l = 0; l < hn::Lanes(d); ++l) {
-      p.dot += v[0][l];
-      p.sum_sq_diff += v[1][l];
-      p.sum_abs_diff += v[2][l];
-      p.sum_rel += v[3][l];
-      max_abs_out = v[4][l] > max_abs_out ? v[4][l] : max_abs_out;
-      max_rel_out = v[5][l] > max_rel_out ? v[5][l] : max_rel_out;
-      below[0] += v[6][l];
-      below[1] += v[7][l];
-    }
-    p.rel_below[0] = static_cast<std::uint64_t>(below[0]);
-    p.rel_below[1] = static_cast<std::uint64_t>(below[1]);
-    a.Reduce(d, p.a);
-    b.Reduce(d, p.b);
-    out.merge(p);
-  }
-};
-
-/// First position in [begin, end) whose finite pair has |a − b| (or, with
-/// kRel, the relative error) equal to `target`: the vector body's own
-/// PairTerms, so its maximum is found bit for bit. Non-finite pairs never
-/// match (the reference counts them as 0; the scalar fallback's Partial has
-/// them, and merge() keeps the smaller index on a tie).
-template <bool kRel, class D, class TA, class TB>
-HWY_INLINE size_t BlockIndexOf(D d, const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
-                               double target, const RelParams<D>& r) {
-  const auto want = hn::Set(d, target);
-  for (size_t j = begin; j < end; j += hn::Lanes(d)) {
-    const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
-    const PairTerms<D> e(d, va, vb, r);
-    const auto hit = hn::And(hn::Eq(kRel ? e.rel : e.ad, want), hn::And(hn::IsFinite(va), hn::IsFinite(vb)));
-    const intptr_t lane = hn::FindFirstTrue(d, hit);
-    if (lane >= 0) return j + static_cast<size_t>(lane);
-  }
-  return begin;  // unreachable: the target came from one of these lanes
+  const auto zero = hn::Eq(vb, hn::Zero(d));
+  auto n = hn::Add(va, eps);
+  if (r.f32) n = RoundToFloat(d, n);
+  n = hn::IfThenElse(zero, n, va);
+  const auto den = hn::IfThenElse(zero, eps, vb);
+  auto num = hn::Sub(n, den);
+  if (r.f32) num = RoundToFloat(d, num);
+  auto q = hn::Div(num, den);
+  if (r.f32) q = RoundToFloat(d, q);
+  return hn::Abs(q);
 }
 
 // ---------------------------------------------------------------------------
@@ -280,8 +173,8 @@ HWY_INLINE size_t BlockIndexOf(D d, const TA* HWY_RESTRICT pa, const TB* HWY_RES
 // sizeless: no struct members, no arrays). Blocks of kFloatSteps vectors run
 // branch-free; a block whose finiteness probe shows a NaN / inf is re-run with a
 // per-vector check that hands such vectors to the scalar reference.
-// `kRel`, `kAbs`, `kSums` select the parts of the pass the metric set needs
-// (detail::pass_parts).
+// `kParts` selects the parts of the pass the metric set needs (detail::pass_parts;
+// a few variants are compiled, see Accumulate).
 // ---------------------------------------------------------------------------
 
 template <class T>
@@ -399,14 +292,35 @@ HWY_INLINE size_t FloatBlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RES
   return begin;  // unreachable: the target came from one of these lanes
 }
 
+/// The parts of the float-lane pass (bits of its kParts): detail::PassParts as one number.
+enum : unsigned {
+  kPartRelMax = 1,    ///< max relative error and both threshold counts
+  kPartRelSum = 2,    ///< Σ relative error
+  kPartAbsMax = 4,    ///< max |a − b|
+  kPartDiffSums = 8,  ///< Σ(a − b)², Σ|a − b|
+  kPartDot = 16,      ///< Σa·b, Σa², Σb²
+  kPartSides = 32,    ///< Σa, Σa², min, max of each side
+  kPartAll = 63
+};
+inline constexpr unsigned part_bits(const PassParts& p) {
+  return (p.rel_max ? kPartRelMax : 0u) | (p.rel_sum ? kPartRelSum : 0u) | (p.abs_max ? kPartAbsMax : 0u) |
+         (p.diff_sums ? kPartDiffSums : 0u) | (p.dot ? kPartDot : 0u) | (p.sides ? kPartSides : 0u);
+}
+
 /// One block [begin, end) of the float-lane pass into `p` (sums, counts, side statistics) and
-/// the block maxima into max_abs / max_rel. kChecked: vectors holding a NaN / inf go to the
-/// scalar reference (into `fallback`); otherwise returns false, folding nothing, when the block
-/// holds one.
-template <bool kRel, bool kAbs, bool kSums, bool kChecked, class TA, class TB>
+/// the block maxima into max_abs / max_rel; only the parts in kParts are computed. kChecked:
+/// vectors holding a NaN / inf go to the scalar reference (into `fallback`); otherwise returns
+/// false, folding nothing, when the block holds one.
+template <unsigned kParts, bool kChecked, class TA, class TB>
 HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                           std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f, Partial& p,
                           double& max_abs, double& max_rel, Partial& fallback) {
+  constexpr bool kRelMax = kParts & kPartRelMax, kRelSum = kParts & kPartRelSum, kAbsMax = kParts & kPartAbsMax;
+  constexpr bool kDiffSums = kParts & kPartDiffSums, kDot = kParts & kPartDot, kSides = kParts & kPartSides;
+  constexpr bool kRel = kRelMax || kRelSum, kDiff = kAbsMax || kDiffSums, kSquares = kDot || kSides;
+  // The finiteness probe: a double sum that turns NaN / inf exactly when an input was (Σx, Σx²
+  // or Σ(a − b)² of floats: each term ≤ 2^256, ≤ 2·kFloatSteps terms a lane); else a float FMA.
+  constexpr bool kFloatProbe = !kSquares && !kDiffSums;
   const hn::ScalableTag<double> d;
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
@@ -423,10 +337,10 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
         for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
         continue;
       }
-    } else if constexpr (!kSums) {
+    } else if constexpr (kFloatProbe) {
       probe = hn::MulAdd(fa, zf, hn::MulAdd(fb, zf, probe));  // NaN once an input is NaN / inf
     }
-    if constexpr (kSums) {
+    if constexpr (kSides) {
       mna = hn::Min(mna, fa);
       mxa = hn::Max(mxa, fa);
       mnb = hn::Min(mnb, fb);
@@ -434,54 +348,67 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     }
     if constexpr (kRel) {
       const auto q = RelErrorF(df, fa, fb, eps);
-      mrel = hn::Max(mrel, q);
-      c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));  // exact: < 2^24 per lane
-      c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
-      for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
-    }
-    for (size_t h = 0; h < NF; h += N) {
-      const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
-      if constexpr (kSums) {
-        sa = hn::Add(sa, xa);
-        sqa = hn::MulAdd(xa, xa, sqa);
-        sb = hn::Add(sb, xb);
-        sqb = hn::MulAdd(xb, xb, sqb);
-        dot = hn::MulAdd(xa, xb, dot);
+      if constexpr (kRelMax) {
+        mrel = hn::Max(mrel, q);
+        c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));  // exact: < 2^24 per lane
+        c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
       }
-      if constexpr (kAbs) {
-        const auto diff = hn::Sub(xa, xb);
-        ssd = hn::MulAdd(diff, diff, ssd);
-        const auto ad = hn::Abs(diff);
-        sad = hn::Add(sad, ad);
-        mabs = hn::Max(mabs, ad);
+      if constexpr (kRelSum) {
+        for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
+      }
+    }
+    if constexpr (kSquares || kDiff) {
+      for (size_t h = 0; h < NF; h += N) {
+        const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
+        if constexpr (kSides) {
+          sa = hn::Add(sa, xa);
+          sb = hn::Add(sb, xb);
+        }
+        if constexpr (kSquares) {
+          sqa = hn::MulAdd(xa, xa, sqa);
+          sqb = hn::MulAdd(xb, xb, sqb);
+        }
+        if constexpr (kDot) dot = hn::MulAdd(xa, xb, dot);
+        if constexpr (kDiff) {
+          const auto diff = hn::Sub(xa, xb);
+          const auto ad = hn::Abs(diff);
+          if constexpr (kDiffSums) {
+            ssd = hn::MulAdd(diff, diff, ssd);
+            sad = hn::Add(sad, ad);
+          }
+          if constexpr (kAbsMax) mabs = hn::Max(mabs, ad);
+        }
       }
     }
   }
   if constexpr (!kChecked) {
-    // A lane's Σx of floats (≤ 2^128 each, few terms) is finite exactly when its inputs were.
-    const bool finite = kSums ? hn::AllTrue(d, hn::And(hn::IsFinite(sa), hn::IsFinite(sb)))
-                              : hn::AllTrue(df, hn::IsFinite(probe));
+    bool finite;
+    if constexpr (kSquares) finite = hn::AllTrue(d, hn::And(hn::IsFinite(sqa), hn::IsFinite(sqb)));
+    else if constexpr (kDiffSums) finite = hn::AllTrue(d, hn::IsFinite(ssd));
+    else finite = hn::AllTrue(df, hn::IsFinite(probe));
     if (HWY_UNLIKELY(!finite)) return false;
   }
   Partial q;
-  if constexpr (kSums) {
-    q.dot = LaneSum(d, dot);
-    q.a.sum = LaneSum(d, sa);
+  if constexpr (kSquares) {
     q.a.sum_sq = LaneSum(d, sqa);
-    q.b.sum = LaneSum(d, sb);
     q.b.sum_sq = LaneSum(d, sqb);
+  }
+  if constexpr (kDot) q.dot = LaneSum(d, dot);
+  if constexpr (kSides) {
+    q.a.sum = LaneSum(d, sa);
+    q.b.sum = LaneSum(d, sb);
     q.a.finite_min = LaneExtreme<false>(df, mna);
     q.a.finite_max = LaneExtreme<true>(df, mxa);
     q.b.finite_min = LaneExtreme<false>(df, mnb);
     q.b.finite_max = LaneExtreme<true>(df, mxb);
   }
-  if constexpr (kAbs) {
+  if constexpr (kDiffSums) {
     q.sum_sq_diff = LaneSum(d, ssd);
     q.sum_abs_diff = LaneSum(d, sad);
-    max_abs = LaneExtreme<true>(d, mabs);
   }
-  if constexpr (kRel) {
-    q.sum_rel = LaneSum(d, srel);
+  if constexpr (kAbsMax) max_abs = LaneExtreme<true>(d, mabs);
+  if constexpr (kRelSum) q.sum_rel = LaneSum(d, srel);
+  if constexpr (kRelMax) {
     max_rel = LaneExtreme<true>(df, mrel);
     HWY_ALIGN float cnt[HWY_MAX_BYTES / sizeof(float)];
     hn::Store(c0, df, cnt);
@@ -505,7 +432,7 @@ struct BestBlock {
 
 /// The float-lane pass over n contiguous pairs (see above); the tail (< one float vector) runs
 /// the scalar reference.
-template <bool kRel, bool kAbs, bool kSums, class TA, class TB>
+template <unsigned kParts, class TA, class TB>
 HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
                                 const KernelParams& k, Partial& out) {
   const hn::ScalableTag<float> df;
@@ -522,9 +449,8 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
     const size_t end = begin + (whole - begin < NF * kFloatSteps ? whole - begin : NF * kFloatSteps);
     double max_abs = -1, max_rel = -1;
     Partial fallback;
-    if (!FloatBlock<kRel, kAbs, kSums, false>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel,
-                                               fallback))
-      FloatBlock<kRel, kAbs, kSums, true>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel, fallback);
+    if (!FloatBlock<kParts, false>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel, fallback))
+      FloatBlock<kParts, true>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel, fallback);
     best_abs.See(max_abs, begin, end);
     best_rel.See(max_rel, begin, end);
     p.merge(fallback);
@@ -532,10 +458,10 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
   }
   // One rescan per maximum, of the first block that reached it; take_max keeps the smaller index
   // on a tie with the scalar fallbacks already merged into p.
-  if (kAbs && best_abs.value >= 0)
+  if ((kParts & kPartAbsMax) && best_abs.value >= 0)
     Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
                       first + FloatBlockIndexOf<false>(pa, pb, best_abs.begin, best_abs.end, best_abs.value, eps));
-  if (kRel && best_rel.value >= 0)
+  if ((kParts & kPartRelMax) && best_rel.value >= 0)
     Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
                       first + FloatBlockIndexOf<true>(pa, pb, best_rel.begin, best_rel.end, best_rel.value, eps));
   Partial tail;
@@ -599,6 +525,143 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
   return LaneSum(d, dsum) + LaneExtreme<true>(df, fsum);
 }
 
+/// One block [begin, end) of the double-lane pass into `p` (sums, counts, side statistics) and
+/// the block maxima, without indices, into max_abs / max_rel. Every pair sees the operations of
+/// detail::accumulate_pair in double lanes. The accumulators are local vectors (SVE / RVV
+/// vectors cannot be struct members or array elements): 16 of them plus the constants fit the
+/// 32 AVX-512 registers; more sets spilled and measured slower — the pass is bound by its uop
+/// count, not by the latency of the add / max chains. kChecked: vectors holding a NaN / inf go
+/// to the scalar reference (into `fallback`); otherwise returns false, folding nothing, when
+/// the block holds one. Threshold counts are per-lane doubles (exact: ≤ 4·kBlockSteps).
+template <bool kChecked, class TA, class TB>
+HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                            std::uint64_t first, const KernelParams& k, const RelParams& r, Partial& p,
+                            double& max_abs, double& max_rel, Partial& fallback) {
+  constexpr bool kIntegral = is_integral_storage_v<TA> && is_integral_storage_v<TB>;  // always finite
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  auto dot = hn::Zero(d), ssd = hn::Zero(d), sad = hn::Zero(d), srel = hn::Zero(d);
+  auto mabs = hn::Set(d, -1.0), mrel = hn::Set(d, -1.0), c0 = hn::Zero(d), c1 = hn::Zero(d);
+  auto mna = hn::Set(d, detail::inf()), mxa = hn::Set(d, -detail::inf()), sa = hn::Zero(d), sqa = hn::Zero(d);
+  auto mnb = mna, mxb = mxa, sb = hn::Zero(d), sqb = hn::Zero(d);
+  const auto eps = hn::Set(d, r.eps), t0 = hn::Set(d, k.rel_thresholds[0]), t1 = hn::Set(d, k.rel_thresholds[1]);
+  const auto one = hn::Set(d, 1.0);
+  for (size_t j = begin; j < end; j += N) {
+    const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
+    if constexpr (kChecked) {
+      if (HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(va), hn::IsFinite(vb))))) {
+        for (size_t l = 0; l < N; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
+        continue;
+      }
+    }
+    mna = hn::Min(mna, va);
+    mxa = hn::Max(mxa, va);
+    sa = hn::Add(sa, va);
+    sqa = hn::MulAdd(va, va, sqa);
+    mnb = hn::Min(mnb, vb);
+    mxb = hn::Max(mxb, vb);
+    sb = hn::Add(sb, vb);
+    sqb = hn::MulAdd(vb, vb, sqb);
+    dot = hn::MulAdd(va, vb, dot);
+    const auto diff = hn::Sub(va, vb);
+    ssd = hn::MulAdd(diff, diff, ssd);
+    const auto ad = hn::Abs(diff);
+    sad = hn::Add(sad, ad);
+    mabs = hn::Max(mabs, ad);
+    const auto rel = RelErrorD(d, va, vb, eps, r);
+    srel = hn::Add(srel, rel);
+    mrel = hn::Max(mrel, rel);
+    c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(rel, t0), one));
+    c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(rel, t1), one));
+  }
+  // For inputs that widen exactly and are at most 2^128 in magnitude (all but double), a lane's
+  // Σx is finite exactly when all its elements were; a double block whose sum overflowed is
+  // merely re-run on the checked path.
+  if (!kChecked && !kIntegral && HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(sa), hn::IsFinite(sb)))))
+    return false;
+  Partial q;
+  q.dot = LaneSum(d, dot);
+  q.sum_sq_diff = LaneSum(d, ssd);
+  q.sum_abs_diff = LaneSum(d, sad);
+  q.sum_rel = LaneSum(d, srel);
+  q.rel_below[0] = static_cast<std::uint64_t>(LaneSum(d, c0));  // exact: small integers
+  q.rel_below[1] = static_cast<std::uint64_t>(LaneSum(d, c1));
+  q.a.sum = LaneSum(d, sa);
+  q.a.sum_sq = LaneSum(d, sqa);
+  q.a.finite_min = LaneExtreme<false>(d, mna);
+  q.a.finite_max = LaneExtreme<true>(d, mxa);
+  q.b.sum = LaneSum(d, sb);
+  q.b.sum_sq = LaneSum(d, sqb);
+  q.b.finite_min = LaneExtreme<false>(d, mnb);
+  q.b.finite_max = LaneExtreme<true>(d, mxb);
+  max_abs = LaneExtreme<true>(d, mabs);
+  max_rel = LaneExtreme<true>(d, mrel);
+  p.merge(q);
+  return true;
+}
+
+/// First position in [begin, end) whose finite pair has |a − b| (or, with kRel, the relative
+/// error) equal to `target`: DoubleBlock's own operations, so its maximum is found bit for bit.
+/// Non-finite pairs never match (the reference counts them as 0; the scalar fallback's Partial
+/// has them, and merge() keeps the smaller index on a tie).
+template <bool kRel, class TA, class TB>
+HWY_INLINE size_t BlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                               double target, const RelParams& r) {
+  const hn::ScalableTag<double> d;
+  const auto want = hn::Set(d, target), eps = hn::Set(d, r.eps);
+  for (size_t j = begin; j < end; j += hn::Lanes(d)) {
+    const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
+    const auto value = kRel ? RelErrorD(d, va, vb, eps, r) : hn::Abs(hn::Sub(va, vb));
+    const auto hit = hn::And(hn::Eq(value, want), hn::And(hn::IsFinite(va), hn::IsFinite(vb)));
+    const intptr_t lane = hn::FindFirstTrue(d, hit);
+    if (lane >= 0) return j + static_cast<size_t>(lane);
+  }
+  return begin;  // unreachable: the target came from one of these lanes
+}
+
+/// Adds the finite lanes v to one side's accumulators (vectors by reference: SVE-safe).
+template <class V> HWY_INLINE void SideAdd(V v, V& mn, V& mx, V& sum, V& sq) {
+  mn = hn::Min(mn, v);
+  mx = hn::Max(mx, v);
+  sum = hn::Add(sum, v);
+  sq = hn::MulAdd(v, v, sq);
+}
+
+/// One block [begin, end) of Summarize into `s`; kChecked / the return value as in DoubleBlock.
+/// The branch-free run keeps two accumulator sets to hide the add latency (few uops here).
+template <bool kChecked, class T>
+HWY_INLINE bool SummarizeBlock(const T* HWY_RESTRICT px, size_t begin, size_t end, SideStats& s,
+                               SideStats& fallback) {
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  auto mn0 = hn::Set(d, detail::inf()), mx0 = hn::Set(d, -detail::inf()), s0 = hn::Zero(d), q0 = hn::Zero(d);
+  auto mn1 = mn0, mx1 = mx0, s1 = s0, q1 = q0;
+  if constexpr (kChecked) {
+    for (size_t j = begin; j < end; j += N) {
+      const auto v = LoadAsDouble(d, px + j);
+      if (HWY_UNLIKELY(!hn::AllTrue(d, hn::IsFinite(v)))) {
+        for (size_t l = 0; l < N; ++l) fallback.add(to_double(px[j + l]));
+        continue;
+      }
+      SideAdd(v, mn0, mx0, s0, q0);
+    }
+  } else {
+    for (size_t j = begin; j < end; j += 2 * N) {
+      SideAdd(LoadAsDouble(d, px + j), mn0, mx0, s0, q0);
+      SideAdd(LoadAsDouble(d, px + j + N), mn1, mx1, s1, q1);
+    }
+    if (!is_integral_storage_v<T> && HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(s0), hn::IsFinite(s1)))))
+      return false;
+  }
+  SideStats t;
+  t.finite_min = LaneExtreme<false>(d, hn::Min(mn0, mn1));
+  t.finite_max = LaneExtreme<true>(d, hn::Max(mx0, mx1));
+  t.sum = LaneSum(d, s0) + LaneSum(d, s1);
+  t.sum_sq = LaneSum(d, q0) + LaneSum(d, q1);
+  s.merge(t);
+  return true;
+}
+
 /// Fused pass over n contiguous pairs; see detail::accumulate_pair.
 ///
 /// Blocks of kBlockSteps × 4 vectors run branch-free first; a block whose
@@ -609,18 +672,21 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
                              const KernelParams& k, Partial& out) {
   if constexpr (kFloatLane<TA> && kFloatLane<TB>) {
     if (k.rel_float32) {
-      const PassParts parts = pass_parts(k.metrics);
-      if (parts.rel && parts.sums) AccumulateFloat<true, true, true>(pa, pb, n, first, k, out);
-      else if (parts.rel) AccumulateFloat<true, true, false>(pa, pb, n, first, k, out);  // assert_close's
-      else AccumulateFloat<false, true, true>(pa, pb, n, first, k, out);  // cosine, |a − b|, statistics
+      // A few compiled variants, cheapest first: a metric set runs the first that covers it.
+      constexpr unsigned kAssertClose = kPartRelMax | kPartAbsMax, kCosineMaxAbs = kPartDot | kPartAbsMax;
+      constexpr unsigned kErrors = kPartRelMax | kPartRelSum | kPartAbsMax | kPartDiffSums;
+      const unsigned need = part_bits(pass_parts(k.metrics));
+      if ((need & ~kAssertClose) == 0) AccumulateFloat<kAssertClose>(pa, pb, n, first, k, out);
+      else if ((need & ~kCosineMaxAbs) == 0) AccumulateFloat<kCosineMaxAbs>(pa, pb, n, first, k, out);
+      else if ((need & ~kPartSides) == 0) AccumulateFloat<kPartSides>(pa, pb, n, first, k, out);
+      else if ((need & ~kErrors) == 0) AccumulateFloat<kErrors>(pa, pb, n, first, k, out);
+      else AccumulateFloat<kPartAll>(pa, pb, n, first, k, out);
       return;
     }
   }
-  constexpr bool kIntegral = is_integral_storage_v<TA> && is_integral_storage_v<TB>;  // always finite
   const hn::ScalableTag<double> d;
-  using D = std::remove_const_t<decltype(d)>;
   const size_t N = hn::Lanes(d);
-  const RelParams<D> rp(d, k, is_narrow_float_v<TA> && is_narrow_float_v<TB>);
+  const RelParams rp(k, is_narrow_float_v<TA> && is_narrow_float_v<TB>);
   Partial p;
 
   // Each lane (and the scalar fallback) sums at most 4·N·kBlockSteps terms
@@ -632,26 +698,10 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   BestBlock best_abs, best_rel;
   for (size_t begin = 0; begin < whole;) {
     const size_t end = begin + (whole - begin < 4 * N * kBlockSteps ? whole - begin : 4 * N * kBlockSteps);
-    // One accumulator set: its 16 vectors plus the constants fit the 32
-    // AVX-512 registers; more sets spilled and measured slower — the pass is
-    // bound by its uop count, not by the latency of the add/max chains.
-    BlockAcc<D> acc(d);
-    Partial fallback;  // vectors holding a non-finite lane: scalar reference
-    for (size_t j = begin; j < end; j += N)
-      acc.Add(d, LoadAsDouble(d, pa + j), LoadAsDouble(d, pb + j), rp);
-    if (!kIntegral && HWY_UNLIKELY(!acc.AllFinite(d))) {
-      acc = BlockAcc<D>(d);
-      for (size_t j = begin; j < end; j += N) {
-        const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
-        if (HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(va), hn::IsFinite(vb))))) {
-          for (size_t l = 0; l < N; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
-          continue;
-        }
-        acc.Add(d, va, vb, rp);
-      }
-    }
     double max_abs = -1, max_rel = -1;
-    acc.Reduce(d, p, max_abs, max_rel);
+    Partial fallback;  // vectors holding a non-finite lane: scalar reference
+    if (!DoubleBlock<false>(pa, pb, begin, end, first, k, rp, p, max_abs, max_rel, fallback))
+      DoubleBlock<true>(pa, pb, begin, end, first, k, rp, p, max_abs, max_rel, fallback);
     best_abs.See(max_abs, begin, end);
     best_rel.See(max_rel, begin, end);
     p.merge(fallback);
@@ -660,10 +710,10 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   // One rescan per maximum (see BestBlock); ties with the fallbacks keep the smaller index.
   if (best_abs.value >= 0)
     Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
-                      first + BlockIndexOf<false>(d, pa, pb, best_abs.begin, best_abs.end, best_abs.value, rp));
+                      first + BlockIndexOf<false>(pa, pb, best_abs.begin, best_abs.end, best_abs.value, rp));
   if (best_rel.value >= 0)
     Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
-                      first + BlockIndexOf<true>(d, pa, pb, best_rel.begin, best_rel.end, best_rel.value, rp));
+                      first + BlockIndexOf<true>(pa, pb, best_rel.begin, best_rel.end, best_rel.value, rp));
   // The tail (< 4N pairs): the scalar reference.
   Partial tail;
   for (size_t i = whole; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);
@@ -677,35 +727,14 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
 /// block's sums show a non-finite element.
 template <class T> HWY_NOINLINE void Summarize(const T* HWY_RESTRICT px, size_t n, SideStats& out) {
   const hn::ScalableTag<double> d;
-  using D = std::remove_const_t<decltype(d)>;
   const size_t N = hn::Lanes(d);
   SideStats s;
   constexpr size_t kBlockSteps = 128;  // see Accumulate
   const size_t whole = n / (4 * N) * (4 * N);
   for (size_t begin = 0; begin < whole;) {
     const size_t end = begin + (whole - begin < 4 * N * kBlockSteps ? whole - begin : 4 * N * kBlockSteps);
-    // Two accumulator sets hide the add latency; this pass has few uops.
-    SideAcc<D> acc0(d), acc1(d);
     SideStats fallback;
-    for (size_t j = begin; j < end; j += 2 * N) {
-      acc0.Add(LoadAsDouble(d, px + j));
-      acc1.Add(LoadAsDouble(d, px + j + N));
-    }
-    if (!is_integral_storage_v<T> &&
-        HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(acc0.sum), hn::IsFinite(acc1.sum))))) {
-      acc0 = SideAcc<D>(d);
-      acc1 = SideAcc<D>(d);
-      for (size_t j = begin; j < end; j += N) {
-        const auto v = LoadAsDouble(d, px + j);
-        if (HWY_UNLIKELY(!hn::AllTrue(d, hn::IsFinite(v)))) {
-          for (size_t l = 0; l < N; ++l) fallback.add(to_double(px[j + l]));
-          continue;
-        }
-        acc0.Add(v);
-      }
-    }
-    acc0.Reduce(d, s);
-    acc1.Reduce(d, s);
+    if (!SummarizeBlock<false>(px, begin, end, s, fallback)) SummarizeBlock<true>(px, begin, end, s, fallback);
     s.merge(fallback);
     begin = end;
   }

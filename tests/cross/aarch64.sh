@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The kernel tests on AArch64 (NEON, SVE, SVE2 and the fixed-length SVE targets), cross-built
+# with Debian's aarch64-linux-gnu-g++ and run under qemu-aarch64 at several SVE vector lengths.
+# SVE vectors are sizeless (no struct members, no arrays): this keeps the Highway kernel honest
+# about that, and checks run-time dispatch and exactness on every Arm target.
+#
+#   tests/cross/aarch64.sh [BUILD_DIR]        (default build-aarch64; installs what it needs)
+#
+# Header-only dependencies (Highway, xsimd, Eigen, GoogleTest's headers and sources) come from the
+# host's Debian packages: they are the same files on every architecture.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:-build-aarch64}
+scripts/install-deps.sh g++-aarch64-linux-gnu qemu-user libgtest-dev libgmock-dev libhwy-dev libxsimd-dev libeigen3-dev
+mkdir -p "$out/include"
+for d in hwy xsimd gtest gmock; do ln -sfn "/usr/include/$d" "$out/include/$d"; done
+ln -sfn /usr/include/eigen3/Eigen "$out/include/Eigen"
+
+cxx=(aarch64-linux-gnu-g++ -std=c++17 -O2 -pthread -I include -I "$out/include")
+gt=/usr/src/googletest
+if [ ! -f "$out/libgtest_all.a" ]; then
+  "${cxx[@]}" -I "$gt/googletest" -I "$gt/googlemock" -c "$gt/googletest/src/gtest-all.cc" -o "$out/gtest-all.o" &
+  "${cxx[@]}" -I "$gt/googletest" -I "$gt/googlemock" -c "$gt/googlemock/src/gmock-all.cc" -o "$out/gmock-all.o"
+  "${cxx[@]}" -I "$gt/googletest" -I "$gt/googlemock" -c "$gt/googletest/src/gtest_main.cc" -o "$out/gtest_main.o"
+  wait
+  aarch64-linux-gnu-ar rcs "$out/libgtest_all.a" "$out/gtest-all.o" "$out/gmock-all.o" "$out/gtest_main.o"
+fi
+
+tests=(kernels_highway_adversarial_test kernels_highway_rel_test kernels_xsimd_test kernels_eigen_test)
+defs=(-DTD_HAS_HIGHWAY=1 -DTD_HAS_XSIMD=1 -DTD_HAS_EIGEN=1)
+build() {  # static, so qemu needs no AArch64 sysroot; glibc's getaddrinfo note is noise here
+  "${cxx[@]}" "${defs[@]}" "tests/unit/$1.cpp" "$out/libgtest_all.a" -static -o "$out/$1" 2> >(grep -v -e getaddrinfo -e 'in function .*MakeConnection' >&2)
+}
+build "${tests[0]}" & build "${tests[1]}"; wait
+build "${tests[2]}" & build "${tests[3]}"; wait
+
+# qemu's SVE vector length picks the targets: 128 bits runs SVE2_128, SVE2, SVE and NEON; 256
+# runs SVE_256 too; 2048 runs the generic SVE / SVE2 code at a width no fixed-length target
+# covers (32 doubles a vector: block edges and tails move). Every run forces each target the
+# emulated CPU supports (tests/unit/kernels_highway_test_util.hpp). Under emulation this takes
+# about 4 minutes, so the slow per-length tests (float / int) stay on x86.
+failed=0
+run() {
+  echo "== $*"
+  qemu-aarch64 -cpu "max,sve$1=on" "$out/$2" --gtest_brief=1 "${@:3}" || failed=1
+}
+run 256 kernels_highway_adversarial_test
+run 256 kernels_highway_rel_test
+run 128 kernels_highway_adversarial_test
+run 2048 kernels_highway_adversarial_test --gtest_filter='*F32F32:*BF16BF16:*F16F16:*F64F64:*I16I16:*StridedViews*'
+run 128 kernels_xsimd_test --gtest_filter='XsimdAdversarial.*'
+run 128 kernels_eigen_test --gtest_filter='EigenAdversarial.*'
+exit "$failed"

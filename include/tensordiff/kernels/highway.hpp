@@ -5,8 +5,9 @@
 // attainable target (x86: from the -march baseline up to AVX3_DL; AArch64:
 // NEON, SVE, SVE2, SVE_256, SVE2_128) and picks the best one the CPU supports
 // with its own check (__builtin_cpu_supports; getauxval and the SVE vector
-// length on Linux/AArch64) — no libhwy symbol is needed. A consumer built with distribution-default flags
-// (no -march) thus still runs AVX2 / AVX-512 code. Define
+// length on Linux/AArch64) — no libhwy symbol is needed. A consumer built
+// with distribution-default flags (no -march) thus still runs AVX2 / AVX-512
+// (or SVE) code. Define
 // HWY_COMPILE_ALL_ATTAINABLE too to also compile the targets below the -march
 // baseline (the tests do, to check every target on one machine).
 // A TU that runs its own foreach_target cannot use run-time dispatch; it

@@ -525,6 +525,25 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
   return LaneSum(d, dsum) + LaneExtreme<true>(df, fsum);
 }
 
+/// Adds the finite lanes v to one side's accumulators (vectors by reference: SVE-safe).
+template <class V> HWY_INLINE void SideAdd(V v, V& mn, V& mx, V& sum, V& sq) {
+  mn = hn::Min(mn, v);
+  mx = hn::Max(mx, v);
+  sum = hn::Add(sum, v);
+  sq = hn::MulAdd(v, v, sq);
+}
+
+/// One side's accumulators (SideAdd) folded into SideStats, lanes in order.
+template <class D>
+HWY_INLINE SideStats SideLanes(D d, hn::Vec<D> mn, hn::Vec<D> mx, hn::Vec<D> sum, hn::Vec<D> sq) {
+  SideStats t;
+  t.finite_min = LaneExtreme<false>(d, mn);
+  t.finite_max = LaneExtreme<true>(d, mx);
+  t.sum = LaneSum(d, sum);
+  t.sum_sq = LaneSum(d, sq);
+  return t;
+}
+
 /// One block [begin, end) of the double-lane pass into `p` (sums, counts, side statistics) and
 /// the block maxima, without indices, into max_abs / max_rel. Every pair sees the operations of
 /// detail::accumulate_pair in double lanes. The accumulators are local vectors (SVE / RVV
@@ -554,14 +573,8 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
         continue;
       }
     }
-    mna = hn::Min(mna, va);
-    mxa = hn::Max(mxa, va);
-    sa = hn::Add(sa, va);
-    sqa = hn::MulAdd(va, va, sqa);
-    mnb = hn::Min(mnb, vb);
-    mxb = hn::Max(mxb, vb);
-    sb = hn::Add(sb, vb);
-    sqb = hn::MulAdd(vb, vb, sqb);
+    SideAdd(va, mna, mxa, sa, sqa);
+    SideAdd(vb, mnb, mxb, sb, sqb);
     dot = hn::MulAdd(va, vb, dot);
     const auto diff = hn::Sub(va, vb);
     ssd = hn::MulAdd(diff, diff, ssd);
@@ -586,14 +599,8 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   q.sum_rel = LaneSum(d, srel);
   q.rel_below[0] = static_cast<std::uint64_t>(LaneSum(d, c0));  // exact: small integers
   q.rel_below[1] = static_cast<std::uint64_t>(LaneSum(d, c1));
-  q.a.sum = LaneSum(d, sa);
-  q.a.sum_sq = LaneSum(d, sqa);
-  q.a.finite_min = LaneExtreme<false>(d, mna);
-  q.a.finite_max = LaneExtreme<true>(d, mxa);
-  q.b.sum = LaneSum(d, sb);
-  q.b.sum_sq = LaneSum(d, sqb);
-  q.b.finite_min = LaneExtreme<false>(d, mnb);
-  q.b.finite_max = LaneExtreme<true>(d, mxb);
+  q.a = SideLanes(d, mna, mxa, sa, sqa);
+  q.b = SideLanes(d, mnb, mxb, sb, sqb);
   max_abs = LaneExtreme<true>(d, mabs);
   max_rel = LaneExtreme<true>(d, mrel);
   p.merge(q);
@@ -617,14 +624,6 @@ HWY_INLINE size_t BlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT
     if (lane >= 0) return j + static_cast<size_t>(lane);
   }
   return begin;  // unreachable: the target came from one of these lanes
-}
-
-/// Adds the finite lanes v to one side's accumulators (vectors by reference: SVE-safe).
-template <class V> HWY_INLINE void SideAdd(V v, V& mn, V& mx, V& sum, V& sq) {
-  mn = hn::Min(mn, v);
-  mx = hn::Max(mx, v);
-  sum = hn::Add(sum, v);
-  sq = hn::MulAdd(v, v, sq);
 }
 
 /// One block [begin, end) of Summarize into `s`; kChecked / the return value as in DoubleBlock.
@@ -653,12 +652,8 @@ HWY_INLINE bool SummarizeBlock(const T* HWY_RESTRICT px, size_t begin, size_t en
     if (!is_integral_storage_v<T> && HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(s0), hn::IsFinite(s1)))))
       return false;
   }
-  SideStats t;
-  t.finite_min = LaneExtreme<false>(d, hn::Min(mn0, mn1));
-  t.finite_max = LaneExtreme<true>(d, hn::Max(mx0, mx1));
-  t.sum = LaneSum(d, s0) + LaneSum(d, s1);
-  t.sum_sq = LaneSum(d, q0) + LaneSum(d, q1);
-  s.merge(t);
+  s.merge(SideLanes(d, mn0, mx0, s0, q0));
+  s.merge(SideLanes(d, mn1, mx1, s1, q1));
   return true;
 }
 

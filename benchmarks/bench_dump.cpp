@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 #include <tensordiff/io/npy.hpp>
 #include <tensordiff/match/compare_dumps.hpp>
@@ -95,23 +97,35 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
-/// The floor: map every file of both sides and sum its 64-bit words.
+/// Maps a file and sums its 64-bit words.
+std::uint64_t read_file(const fs::path& f) {
+  const int fd = ::open(f.c_str(), O_RDONLY);
+  struct stat st {};
+  ::fstat(fd, &st);
+  const auto size = static_cast<std::size_t>(st.st_size);
+  void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const auto* w = static_cast<const std::uint64_t*>(m);
+  std::uint64_t s = 0;
+  for (std::size_t i = 0; i < size / 8; ++i) s += w[i];
+  ::munmap(m, size);
+  ::close(fd);
+  return s;
+}
+
+/// The floor: map every file of both sides and sum its 64-bit words, on state.range(0) threads
+/// (file i on thread i mod threads); /2 matches the compare's default worker count on 2 vCPUs.
 void BM_dump_read_files(benchmark::State& state) {
   const DumpPair& d = dump_pair();
-  std::uint64_t sink = 0;
+  const auto threads = static_cast<std::size_t>(state.range(0));
+  std::vector<std::uint64_t> sink(threads);
   for (auto _ : state) {
-    for (const auto& f : d.files) {
-      const int fd = ::open(f.c_str(), O_RDONLY);
-      struct stat st {};
-      ::fstat(fd, &st);
-      const auto size = static_cast<std::size_t>(st.st_size);
-      void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-      const auto* w = static_cast<const std::uint64_t*>(m);
-      for (std::size_t i = 0; i < size / 8; ++i) sink += w[i];
-      ::munmap(m, size);
-      ::close(fd);
-    }
-    benchmark::DoNotOptimize(sink);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (std::size_t i = t; i < d.files.size(); i += threads) sink[t] += read_file(d.files[i]);
+      });
+    for (auto& th : pool) th.join();
+    benchmark::DoNotOptimize(sink.data());
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * d.bytes));
   state.counters["files"] = static_cast<double>(d.files.size());
@@ -135,7 +149,11 @@ void BM_dump_compare(benchmark::State& state) {
 
 const bool registered = [] {
   if (!std::getenv("TD_BENCH_DUMP")) return false;
-  benchmark::RegisterBenchmark("BM_dump_read_files", BM_dump_read_files)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_dump_read_files", BM_dump_read_files)
+      ->Arg(1)
+      ->Arg(std::min(4u, std::max(1u, std::thread::hardware_concurrency())))  // the compare's workers
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
   benchmark::RegisterBenchmark("BM_dump_compare", BM_dump_compare)->Unit(benchmark::kMillisecond)->UseRealTime();
   return true;
 }();

@@ -5,8 +5,10 @@
 // and reduced with Eigen array expressions over Maps: each metric is one
 // vectorised expression over the cache-resident block, so the kernel is short
 // and obviously the scalar semantics, at the cost of several passes per block.
-// A block holding any non-finite value, the tail and pairs not widened exactly
-// (bool, 64-bit integers) use the scalar reference.
+// A block holding any non-finite value and pairs not widened exactly (bool,
+// 64-bit integers) use the scalar reference; blocks, maxima indices and the
+// NaN / inf re-run come from the block driver all SIMD kernels share
+// (detail/block_driver.hpp).
 #pragma once
 #include <Eigen/Core>
 
@@ -14,6 +16,7 @@
 #include <cstdint>
 
 #include "partial.hpp"
+#include "detail/block_driver.hpp"
 #include "detail/widen.hpp"
 #include "scalar.hpp"
 
@@ -39,38 +42,37 @@ struct Eigen {
       Scalar::accumulate(a, b, n, first, k, out);
     } else {
       alignas(64) double xa[block], xb[block];
-      Partial p;
-      for (std::size_t i = 0; i < n; i += block) {
-        const std::size_t m = std::min(block, n - i);
-        detail::widen_to_double(a + i, m, xa);
-        detail::widen_to_double(b + i, m, xb);
-        const Map va(xa, static_cast<::Eigen::Index>(m)), vb(xb, static_cast<::Eigen::Index>(m));
-        if (!(va.allFinite() && vb.allFinite())) {
-          Partial q;  // per block, so the sums stay short
-          Scalar::accumulate(a + i, b + i, m, first + i, k, q);
-          p.merge(q);
-          continue;
+      auto run = [&](auto checked, std::size_t begin, std::size_t end, Partial& p, detail::BlockMaxima& m,
+                     Partial& fallback) {
+        const std::size_t len = end - begin;
+        if constexpr (decltype(checked)::value) {  // the block holds a NaN / inf: scalar reference
+          Scalar::accumulate(a + begin, b + begin, len, first + begin, k, fallback);
+          return true;
         }
+        detail::widen_to_double(a + begin, len, xa);
+        detail::widen_to_double(b + begin, len, xb);
+        const Map va(xa, static_cast<::Eigen::Index>(len)), vb(xb, static_cast<::Eigen::Index>(len));
+        if (!(va.allFinite() && vb.allFinite())) return false;
         const ::Eigen::ArrayXd ad = (va - vb).abs();
         const ::Eigen::ArrayXd rel = relative_error(va, vb, k);
         Partial q;
-        q.count = m;
         q.dot = (va * vb).sum();
         q.sum_sq_diff = (va - vb).square().sum();
         q.sum_abs_diff = ad.sum();
         q.sum_rel = rel.sum();
-        ::Eigen::Index at = 0;
-        q.max_abs_diff = ad.maxCoeff(&at);  // first occurrence
-        q.max_abs_index = first + i + static_cast<std::uint64_t>(at);
-        q.max_rel = rel.maxCoeff(&at);
-        q.max_rel_index = first + i + static_cast<std::uint64_t>(at);
         q.rel_below[0] = static_cast<std::uint64_t>((rel < k.rel_thresholds[0]).count());
         q.rel_below[1] = static_cast<std::uint64_t>((rel < k.rel_thresholds[1]).count());
         side(va, q.a);
         side(vb, q.b);
+        m.abs = ad.maxCoeff();
+        m.rel = rel.maxCoeff();
         p.merge(q);
-      }
-      out.merge(p);
+        return true;
+      };
+      // Step 1: Eigen's expressions take any length, so there is no scalar tail.
+      detail::drive_blocks(a, b, n, 1, block, first, k, out, run, [&](auto target, std::size_t begin, std::size_t end, double v) {
+        return detail::first_index_of(target, a, b, begin, end, v, k);
+      });
     }
   }
 
@@ -99,22 +101,20 @@ struct Eigen {
       Scalar::summarize(x, n, out);
     } else {
       alignas(64) double xa[block];
-      SideStats s;
-      for (std::size_t i = 0; i < n; i += block) {
-        const std::size_t m = std::min(block, n - i);
-        detail::widen_to_double(x + i, m, xa);
-        const Map v(xa, static_cast<::Eigen::Index>(m));
-        if (!v.allFinite()) {
-          SideStats q;
-          Scalar::summarize(x + i, m, q);
-          s.merge(q);
-          continue;
+      detail::drive_side_blocks(x, n, 1, block, out, [&](auto checked, std::size_t begin, std::size_t end, SideStats& s,
+                                                         SideStats& fallback) {
+        if constexpr (decltype(checked)::value) {
+          Scalar::summarize(x + begin, end - begin, fallback);
+          return true;
         }
+        detail::widen_to_double(x + begin, end - begin, xa);
+        const Map v(xa, static_cast<::Eigen::Index>(end - begin));
+        if (!v.allFinite()) return false;
         SideStats q;
         side(v, q);
         s.merge(q);
-      }
-      out.merge(s);
+        return true;
+      });
     }
   }
 

@@ -357,15 +357,18 @@ struct Highway {
   }
 
   /// Benchmark-only: the float-lane pass cut after `stage` (0 loads, 1 + double sums, 2 +
-  /// maxima, 3 + relative error and thresholds; see detail AblationPass) over n pairs of one
-  /// 16/32-bit float type. The README's ablation table comes from it.
+  /// maxima, 3 + relative error and thresholds; 5: stage 3 with × for ÷; 6: assert_close's set
+  /// in float lanes; see detail AblationPass) over n pairs of one 16/32-bit float type. The
+  /// README's ablation table comes from it.
   template <class T> static double ablation(int stage, const T* a, const T* b, std::size_t n) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, "16/32-bit floats");
     switch (stage) {
       case 0: { TD_HWY_DISPATCH(AblationPass<0, T>(a, b, n)) }
       case 1: { TD_HWY_DISPATCH(AblationPass<1, T>(a, b, n)) }
       case 2: { TD_HWY_DISPATCH(AblationPass<2, T>(a, b, n)) }
-      default: { TD_HWY_DISPATCH(AblationPass<3, T>(a, b, n)) }
+      case 3: { TD_HWY_DISPATCH(AblationPass<3, T>(a, b, n)) }
+      case 5: { TD_HWY_DISPATCH(AblationPass<5, T>(a, b, n)) }
+      default: { TD_HWY_DISPATCH(AblationPass<6, T>(a, b, n)) }
     }
   }
 

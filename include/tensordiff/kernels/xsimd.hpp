@@ -7,7 +7,8 @@
 // exact scalar conversion) — see kernels/detail/widen.hpp. The fused pass then
 // runs on xsimd::batch<double> of the compile target (xsimd 8.1.0 cannot
 // dispatch at run time from one TU) with the operations of
-// detail::accumulate_pair, so maxima, indices and counts are exact and the
+// detail::accumulate_pair, under the block driver all SIMD kernels share
+// (detail/block_driver.hpp), so maxima, indices and counts are exact and the
 // sums differ from the scalar reference only by summation order. Pairs not
 // widened exactly (bool, 64-bit integers) use kernels::Scalar.
 #pragma once
@@ -18,6 +19,7 @@
 #include <cstring>
 
 #include "partial.hpp"
+#include "detail/block_driver.hpp"
 #include "detail/widen.hpp"
 #include "scalar.hpp"
 
@@ -46,57 +48,54 @@ struct Xsimd {
       Scalar::accumulate(a, b, n, first, k, out);
     } else {
       alignas(64) double xa[block], xb[block];
-      alignas(64) double iota_d[lanes];
-      for (std::size_t l = 0; l < lanes; ++l) iota_d[l] = static_cast<double>(l);
-      const batch iota = batch::load_aligned(iota_d);
       const batch eps(k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps);
       const batch t0(k.rel_thresholds[0]), t1(k.rel_thresholds[1]), one(1.0), zero(0.0);
-      Partial p;
-      std::size_t i = 0;
-      for (; i + lanes <= n;) {
-        Partial fb;  // per block, so every sum stays short (see highway-inl.hpp)
-        const std::size_t m = std::min(block, (n - i) / lanes * lanes);
-        detail::widen_to_double(a + i, m, xa);
-        detail::widen_to_double(b + i, m, xb);
-        batch dot(0.0), ssd(0.0), sad(0.0), srel(0.0), mabs(-1.0), mabs_i(0.0), mrel(-1.0), mrel_i(0.0), c0(0.0),
-            c1(0.0);
+      auto run = [&](auto checked, std::size_t begin, std::size_t end, Partial& p, detail::BlockMaxima& m,
+                     Partial& fallback) {
+        const std::size_t len = end - begin;
+        detail::widen_to_double(a + begin, len, xa);
+        detail::widen_to_double(b + begin, len, xb);
+        batch dot(0.0), ssd(0.0), sad(0.0), srel(0.0), mabs(-1.0), mrel(-1.0), c0(0.0), c1(0.0);
         batch amin(detail::inf()), amax(-detail::inf()), asum(0.0), asq(0.0);
         batch bmin(detail::inf()), bmax(-detail::inf()), bsum(0.0), bsq(0.0);
-        for (std::size_t j = 0; j < m; j += lanes) {
+        for (std::size_t j = 0; j < len; j += lanes) {
           const batch va = batch::load_aligned(xa + j), vb = batch::load_aligned(xb + j);
-          if (!xsimd::all(xsimd::isfinite(va) & xsimd::isfinite(vb))) {  // rare: scalar reference
-            for (std::size_t l = 0; l < lanes; ++l) detail::accumulate_pair(fb, a[i + j + l], b[i + j + l], first + i + j + l, k);
-            continue;
+          if constexpr (decltype(checked)::value) {
+            if (!xsimd::all(xsimd::isfinite(va) & xsimd::isfinite(vb))) {  // rare: scalar reference
+              const std::size_t at = begin + j;
+              for (std::size_t l = 0; l < lanes; ++l) detail::accumulate_pair(fallback, a[at + l], b[at + l], first + at + l, k);
+              continue;
+            }
           }
-          const batch idx = iota + batch(static_cast<double>(first + i + j));
           amin = xsimd::min(amin, va), amax = xsimd::max(amax, va), asum += va, asq = xsimd::fma(va, va, asq);
           bmin = xsimd::min(bmin, vb), bmax = xsimd::max(bmax, vb), bsum += vb, bsq = xsimd::fma(vb, vb, bsq);
           const batch diff = va - vb, ad = xsimd::abs(diff);
           dot = xsimd::fma(va, vb, dot);
           ssd = xsimd::fma(diff, diff, ssd);
           sad += ad;
-          const auto gt = ad > mabs;
-          mabs = xsimd::select(gt, ad, mabs);
-          mabs_i = xsimd::select(gt, idx, mabs_i);
+          mabs = xsimd::max(mabs, ad);
           const batch rel = relative_error(va, vb, eps, k.rel_float32);
           srel += rel;
-          const auto gr = rel > mrel;
-          mrel = xsimd::select(gr, rel, mrel);
-          mrel_i = xsimd::select(gr, idx, mrel_i);
+          mrel = xsimd::max(mrel, rel);
           c0 += xsimd::select(rel < t0, one, zero);
           c1 += xsimd::select(rel < t1, one, zero);
         }
-        reduce(p, dot, ssd, sad, srel, mabs, mabs_i, mrel, mrel_i, c0, c1);
-        reduce_side(p.a, amin, amax, asum, asq);
-        reduce_side(p.b, bmin, bmax, bsum, bsq);
-        p.merge(fb);
-        i += m;
-      }
-      Partial tail;
-      for (; i < n; ++i) detail::accumulate_pair(tail, a[i], b[i], first + i, k);
-      p.count = n - tail.count;
-      p.merge(tail);
-      out.merge(p);
+        // Σx of each side is finite exactly when its elements were (or it overflowed: re-run).
+        if (!decltype(checked)::value && !xsimd::all(xsimd::isfinite(asum) & xsimd::isfinite(bsum))) return false;
+        Partial q;
+        q.dot = lane_sum(dot), q.sum_sq_diff = lane_sum(ssd), q.sum_abs_diff = lane_sum(sad), q.sum_rel = lane_sum(srel);
+        q.rel_below[0] = static_cast<std::uint64_t>(lane_sum(c0));  // exact: small integers
+        q.rel_below[1] = static_cast<std::uint64_t>(lane_sum(c1));
+        q.a = side(amin, amax, asum, asq);
+        q.b = side(bmin, bmax, bsum, bsq);
+        m.abs = lane_max(mabs);
+        m.rel = lane_max(mrel);
+        p.merge(q);
+        return true;
+      };
+      detail::drive_blocks(a, b, n, lanes, block, first, k, out, run, [&](auto target, std::size_t begin, std::size_t end, double v) {
+        return detail::first_index_of(target, a, b, begin, end, v, k);
+      });
     }
   }
 
@@ -143,60 +142,50 @@ struct Xsimd {
       Scalar::summarize(x, n, out);
     } else {
       alignas(64) double xa[block];
-      SideStats s;
-      std::size_t i = 0;
-      for (; i + lanes <= n;) {
-        SideStats fb;
-        const std::size_t m = std::min(block, (n - i) / lanes * lanes);
-        detail::widen_to_double(x + i, m, xa);
+      detail::drive_side_blocks(x, n, lanes, block, out, [&](auto checked, std::size_t begin, std::size_t end, SideStats& s,
+                                                            SideStats& fallback) {
+        detail::widen_to_double(x + begin, end - begin, xa);
         batch mn(detail::inf()), mx(-detail::inf()), sum(0.0), sq(0.0);
-        for (std::size_t j = 0; j < m; j += lanes) {
+        for (std::size_t j = 0; j < end - begin; j += lanes) {
           const batch v = batch::load_aligned(xa + j);
-          if (!xsimd::all(xsimd::isfinite(v))) {
-            for (std::size_t l = 0; l < lanes; ++l) fb.add(xa[j + l]);
-            continue;
+          if constexpr (decltype(checked)::value) {
+            if (!xsimd::all(xsimd::isfinite(v))) {
+              for (std::size_t l = 0; l < lanes; ++l) fallback.add(xa[j + l]);
+              continue;
+            }
           }
           mn = xsimd::min(mn, v), mx = xsimd::max(mx, v), sum += v, sq = xsimd::fma(v, v, sq);
         }
-        reduce_side(s, mn, mx, sum, sq);
-        s.merge(fb);
-        i += m;
-      }
-      SideStats tail;
-      for (; i < n; ++i) tail.add(detail::to_double(x[i]));
-      s.merge(tail);
-      out.merge(s);
+        if (!decltype(checked)::value && !xsimd::all(xsimd::isfinite(sum))) return false;
+        s.merge(side(mn, mx, sum, sq));
+        return true;
+      });
     }
   }
 
  private:
-  static void reduce_side(SideStats& out, const batch& mn, const batch& mx, const batch& sum, const batch& sq) {
-    alignas(64) double v[4][lanes];
-    mn.store_aligned(v[0]), mx.store_aligned(v[1]), sum.store_aligned(v[2]), sq.store_aligned(v[3]);
-    SideStats s;
-    for (std::size_t l = 0; l < lanes; ++l) {
-      s.finite_min = v[0][l] < s.finite_min ? v[0][l] : s.finite_min;
-      s.finite_max = v[1][l] > s.finite_max ? v[1][l] : s.finite_max;
-      s.sum += v[2][l];
-      s.sum_sq += v[3][l];
-    }
-    out.merge(s);
+  /// The lanes of v folded left to right with f.
+  template <class F> static double fold_lanes(const batch& v, F f) {
+    alignas(64) double t[lanes];
+    v.store_aligned(t);
+    double r = t[0];
+    for (std::size_t l = 1; l < lanes; ++l) r = f(r, t[l]);
+    return r;
   }
-  static void reduce(Partial& out, const batch& dot, const batch& ssd, const batch& sad, const batch& srel,
-                     const batch& mabs, const batch& mabs_i, const batch& mrel, const batch& mrel_i, const batch& c0,
-                     const batch& c1) {
-    alignas(64) double v[10][lanes];
-    const batch* all[10] = {&dot, &ssd, &sad, &srel, &mabs, &mabs_i, &mrel, &mrel_i, &c0, &c1};
-    for (int j = 0; j < 10; ++j) all[j]->store_aligned(v[j]);
-    Partial p;
-    for (std::size_t l = 0; l < lanes; ++l) {
-      p.dot += v[0][l], p.sum_sq_diff += v[1][l], p.sum_abs_diff += v[2][l], p.sum_rel += v[3][l];
-      if (v[4][l] >= 0) Partial::take_max(p.max_abs_diff, p.max_abs_index, v[4][l], static_cast<std::uint64_t>(v[5][l]));
-      if (v[6][l] >= 0) Partial::take_max(p.max_rel, p.max_rel_index, v[6][l], static_cast<std::uint64_t>(v[7][l]));
-      p.rel_below[0] += static_cast<std::uint64_t>(v[8][l]);
-      p.rel_below[1] += static_cast<std::uint64_t>(v[9][l]);
-    }
-    out.merge(p);
+  static double lane_sum(const batch& v) {
+    return fold_lanes(v, [](double x, double y) { return x + y; });
+  }
+  static double lane_max(const batch& v) {
+    return fold_lanes(v, [](double x, double y) { return y > x ? y : x; });
+  }
+  /// One side's accumulators as SideStats.
+  static SideStats side(const batch& mn, const batch& mx, const batch& sum, const batch& sq) {
+    SideStats s;
+    s.finite_min = fold_lanes(mn, [](double x, double y) { return y < x ? y : x; });
+    s.finite_max = lane_max(mx);
+    s.sum = lane_sum(sum);
+    s.sum_sq = lane_sum(sq);
+    return s;
   }
 };
 

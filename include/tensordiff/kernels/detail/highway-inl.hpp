@@ -9,8 +9,8 @@
 // default) take the float-lane pass (AccumulateFloat, below: the relative error
 // in float lanes, sums widened to double). Every other pair (float64, integers,
 // the float64 relative-error option) takes the double-lane pass described here.
-// Both find a maximum's index by one rescan of the first block that reached it
-// (BestBlock), not one per record-breaking block.
+// Both run under the block driver every SIMD kernel shares (block_driver.hpp:
+// blocks, the NaN / inf re-run, one index rescan per maximum, the scalar tail).
 //
 // Design of the double-lane pass (why it is exact): every element pair is widened to double lanes
 // (f32/f16/bf16/int8..int32 convert exactly) and then sees the very operations
@@ -27,11 +27,9 @@
 // into 2^18-element chunks, merged in order: ≤ (4096 + 64 + chunks)·2^-53).
 // Signed sums (Σa·b, Σx) obey the same bound relative to Σ|term|.
 // The vector body is branch-free: a block is first run without looking for
-// non-finite values; if its lane sums show one, the block is re-run with a
-// per-vector check that hands vectors holding one to the scalar reference
-// (non-finite values are rare). Maxima carry no index in the vector body;
-// the index is recovered by a vector rescan of the block that holds the
-// maximum. Tails use the scalar reference too.
+// non-finite values; if its lane sums show one, the driver re-runs it with a
+// per-vector check. Maxima carry no index in the vector body; the driver has
+// BlockIndexOf rescan the block that holds the maximum.
 //
 // Both passes keep their accumulators in local vectors passed by value or
 // reference, never as struct members or array elements: SVE / RVV vectors are
@@ -55,6 +53,7 @@
 #include <type_traits>
 
 #include "../partial.hpp"
+#include "block_driver.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensordiff {
@@ -263,31 +262,38 @@ template <bool kMax, class D> HWY_INLINE double LaneExtreme(D d, hn::Vec<D> v) {
   return m;
 }
 
-/// First position in [begin, end) (a whole number of float vectors) whose finite pair has
-/// |a − b| (kRel: the relative error) equal to `target`; see BlockIndexOf.
-template <bool kRel, class TA, class TB>
-HWY_INLINE size_t FloatBlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
-                                    double target, float eps) {
-  const hn::ScalableTag<double> d;
+/// First position in [begin, end) (a whole number of float vectors) whose finite pair has the
+/// relative error `target`, with FloatBlock's own operations (so its maximum is found bit for bit).
+template <class TA, class TB>
+HWY_INLINE size_t FloatRelIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                                  double target, float eps) {
   const hn::ScalableTag<float> df;
-  const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
-  for (size_t j = begin; j < end; j += NF) {
-    if constexpr (kRel) {
-      const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
-      const auto q = RelErrorF(df, fa, fb, hn::Set(df, eps));
-      const auto hit = hn::And(hn::Eq(q, hn::Set(df, static_cast<float>(target))),
-                               hn::And(hn::IsFinite(fa), hn::IsFinite(fb)));
-      const intptr_t lane = hn::FindFirstTrue(df, hit);
-      if (lane >= 0) return j + static_cast<size_t>(lane);
-    } else {
-      for (size_t h = 0; h < NF; h += N) {
-        const auto xa = LoadAsDouble(d, pa + j + h), xb = LoadAsDouble(d, pb + j + h);
-        const auto hit = hn::And(hn::Eq(hn::Abs(hn::Sub(xa, xb)), hn::Set(d, target)),
-                                 hn::And(hn::IsFinite(xa), hn::IsFinite(xb)));
-        const intptr_t lane = hn::FindFirstTrue(d, hit);
-        if (lane >= 0) return j + h + static_cast<size_t>(lane);
-      }
-    }
+  const auto want = hn::Set(df, static_cast<float>(target)), veps = hn::Set(df, eps);
+  for (size_t j = begin; j < end; j += hn::Lanes(df)) {
+    const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
+    const auto hit = hn::And(hn::Eq(RelErrorF(df, fa, fb, veps), want), hn::And(hn::IsFinite(fa), hn::IsFinite(fb)));
+    const intptr_t lane = hn::FindFirstTrue(df, hit);
+    if (lane >= 0) return j + static_cast<size_t>(lane);
+  }
+  return begin;  // unreachable: the target came from one of these lanes
+}
+
+/// First position in [begin, end) whose finite pair has |a − b| (or, with kRel, the relative
+/// error) equal to `target`: DoubleBlock's own operations, so its maximum is found bit for bit.
+/// Non-finite pairs never match (the reference counts them as 0; the scalar fallback's Partial
+/// has them, and merge() keeps the smaller index on a tie).
+template <bool kRel, class TA, class TB>
+HWY_INLINE size_t BlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                               double target, const RelParams& r) {
+  const hn::ScalableTag<double> d;
+  const auto want = hn::Set(d, target), eps = hn::Set(d, r.eps);
+  for (size_t j = begin; j < end; j += hn::Lanes(d)) {
+    const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
+    auto value = hn::Abs(hn::Sub(va, vb));
+    if constexpr (kRel) value = RelErrorD(d, va, vb, eps, r);
+    const auto hit = hn::And(hn::Eq(value, want), hn::And(hn::IsFinite(va), hn::IsFinite(vb)));
+    const intptr_t lane = hn::FindFirstTrue(d, hit);
+    if (lane >= 0) return j + static_cast<size_t>(lane);
   }
   return begin;  // unreachable: the target came from one of these lanes
 }
@@ -307,17 +313,42 @@ inline constexpr unsigned part_bits(const PassParts& p) {
          (p.diff_sums ? kPartDiffSums : 0u) | (p.dot ? kPartDot : 0u) | (p.sides ? kPartSides : 0u);
 }
 
-/// One block [begin, end) of the float-lane pass into `p` (sums, counts, side statistics) and
-/// the block maxima into max_abs / max_rel; only the parts in kParts are computed. kChecked:
-/// vectors holding a NaN / inf go to the scalar reference (into `fallback`); otherwise returns
-/// false, folding nothing, when the block holds one.
+template <class T>
+inline constexpr bool kHalfFloat = std::is_same_v<T, ::tensordiff::float16> || std::is_same_v<T, ::tensordiff::bfloat16>;
+
+/// Largest |a − b| (double, as the reference rounds it) of the finite pairs in [begin, end): the
+/// float-lane pass's exact fallback for blocks whose float differences rounded.
+template <class TA, class TB>
+HWY_INLINE double BlockAbsMax(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end) {
+  const hn::ScalableTag<double> d;
+  auto mx = hn::Set(d, -1.0);
+  for (size_t j = begin; j < end; j += hn::Lanes(d)) {
+    const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
+    const auto finite = hn::And(hn::IsFinite(va), hn::IsFinite(vb));
+    mx = hn::Max(mx, hn::IfThenElse(finite, hn::Abs(hn::Sub(va, vb)), hn::Set(d, -1.0)));
+  }
+  return LaneExtreme<true>(d, mx);
+}
+
+/// One block [begin, end) of the float-lane pass (drive_blocks' `run`): sums, counts and side
+/// statistics into `p`, the block maxima into `m`; only the parts in kParts are computed.
+///
+/// max |a − b| alone of two 16-bit floats (assert_close's set: no double sum) stays in float
+/// lanes: a − b of two 8- or 11-bit significands is exact in float unless their exponents lie
+/// far apart, and then the double pass decides. Exactness test (Fast2Sum, whichever operand is
+/// larger in magnitude): s = fl(a − b) is exact iff fl(fl(s + b) − a) and fl(fl(s − a) + b)
+/// are both +0; if s rounded, the one for the larger operand computes the rounding error
+/// exactly, which is non-zero (gradual underflow keeps non-zero differences non-zero); an
+/// overflowed s gives inf / NaN. A block where any pair rounded takes BlockAbsMax instead.
 template <unsigned kParts, bool kChecked, class TA, class TB>
 HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                           std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f, Partial& p,
-                          double& max_abs, double& max_rel, Partial& fallback) {
+                          BlockMaxima& m, Partial& fallback) {
   constexpr bool kRelMax = kParts & kPartRelMax, kRelSum = kParts & kPartRelSum, kAbsMax = kParts & kPartAbsMax;
   constexpr bool kDiffSums = kParts & kPartDiffSums, kDot = kParts & kPartDot, kSides = kParts & kPartSides;
-  constexpr bool kRel = kRelMax || kRelSum, kDiff = kAbsMax || kDiffSums, kSquares = kDot || kSides;
+  constexpr bool kSquares = kDot || kSides, kRel = kRelMax || kRelSum;
+  constexpr bool kAbsInFloat = kAbsMax && !kDiffSums && !kSquares && kHalfFloat<TA> && kHalfFloat<TB>;
+  constexpr bool kDiff = (kAbsMax && !kAbsInFloat) || kDiffSums;  // in double lanes
   // The finiteness probe: a double sum that turns NaN / inf exactly when an input was (Σx, Σx²
   // or Σ(a − b)² of floats: each term ≤ 2^256, ≤ 2·kFloatSteps terms a lane); else a float FMA.
   constexpr bool kFloatProbe = !kSquares && !kDiffSums;
@@ -328,6 +359,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   auto ssd = hn::Zero(d), sad = hn::Zero(d), mabs = hn::Set(d, -1.0), srel = hn::Zero(d);
   auto mna = hn::Set(df, HUGE_VALF), mxa = hn::Set(df, -HUGE_VALF), mnb = mna, mxb = mxa;
   auto mrel = hn::Set(df, -1.0f), c0 = hn::Zero(df), c1 = hn::Zero(df), probe = hn::Zero(df);
+  auto mabs_f = hn::Set(df, -1.0f), rounded = hn::Zero(df);
   const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f), one = hn::Set(df, 1.0f);
   const auto zf = hn::Zero(df);
   for (size_t j = begin; j < end; j += NF) {
@@ -345,6 +377,11 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
       mxa = hn::Max(mxa, fa);
       mnb = hn::Min(mnb, fb);
       mxb = hn::Max(mxb, fb);
+    }
+    if constexpr (kAbsInFloat) {
+      const auto diff = hn::Sub(fa, fb);
+      mabs_f = hn::Max(mabs_f, hn::Abs(diff));
+      rounded = hn::Or(rounded, hn::Or(hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb)));
     }
     if constexpr (kRel) {
       const auto q = RelErrorF(df, fa, fb, eps);
@@ -406,10 +443,15 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     q.sum_sq_diff = LaneSum(d, ssd);
     q.sum_abs_diff = LaneSum(d, sad);
   }
-  if constexpr (kAbsMax) max_abs = LaneExtreme<true>(d, mabs);
+  if constexpr (kAbsInFloat) {
+    m.abs = HWY_LIKELY(hn::AllTrue(df, hn::Eq(rounded, zf))) ? LaneExtreme<true>(df, mabs_f)
+                                                             : BlockAbsMax(pa, pb, begin, end);
+  } else if constexpr (kAbsMax) {
+    m.abs = LaneExtreme<true>(d, mabs);
+  }
   if constexpr (kRelSum) q.sum_rel = LaneSum(d, srel);
   if constexpr (kRelMax) {
-    max_rel = LaneExtreme<true>(df, mrel);
+    m.rel = LaneExtreme<true>(df, mrel);
     HWY_ALIGN float cnt[HWY_MAX_BYTES / sizeof(float)];
     hn::Store(c0, df, cnt);
     for (size_t l = 0; l < NF; ++l) q.rel_below[0] += static_cast<std::uint64_t>(cnt[l]);
@@ -420,55 +462,26 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   return true;
 }
 
-/// The first block (in index order) with the largest vector-lane maximum so far: its index is
-/// found by one rescan at the end of the run, not by one per record-breaking block.
-struct BestBlock {
-  double value = -1;
-  size_t begin = 0, end = 0;
-  void See(double v, size_t b, size_t e) {
-    if (v > value) value = v, begin = b, end = e;
-  }
-};
-
-/// The float-lane pass over n contiguous pairs (see above); the tail (< one float vector) runs
-/// the scalar reference.
+/// The float-lane pass over n contiguous pairs (see above), driven by drive_blocks.
 template <unsigned kParts, class TA, class TB>
 HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
                                 const KernelParams& k, Partial& out) {
-  const hn::ScalableTag<float> df;
-  const size_t NF = hn::Lanes(df);
+  const size_t NF = hn::Lanes(hn::ScalableTag<float>());
   const float eps = static_cast<float>(k.zero_bench_eps);
   const float t0 = ThresholdAsFloat(k.rel_thresholds[0]), t1 = ThresholdAsFloat(k.rel_thresholds[1]);
+  const RelParams rp(k, true);
   // Each double lane sums ≤ 2·kFloatSteps terms before its block is folded: with the fold of
   // the blocks, < 2e-13 relative rounding for n ≤ 2^20 (the 1e-12 bar).
   constexpr size_t kFloatSteps = 256;
-  Partial p;
-  const size_t whole = n / NF * NF;
-  BestBlock best_abs, best_rel;
-  for (size_t begin = 0; begin < whole;) {
-    const size_t end = begin + (whole - begin < NF * kFloatSteps ? whole - begin : NF * kFloatSteps);
-    double max_abs = -1, max_rel = -1;
-    Partial fallback;
-    if (!FloatBlock<kParts, false>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel, fallback))
-      FloatBlock<kParts, true>(pa, pb, begin, end, first, k, eps, t0, t1, p, max_abs, max_rel, fallback);
-    best_abs.See(max_abs, begin, end);
-    best_rel.See(max_rel, begin, end);
-    p.merge(fallback);
-    begin = end;
-  }
-  // One rescan per maximum, of the first block that reached it; take_max keeps the smaller index
-  // on a tie with the scalar fallbacks already merged into p.
-  if ((kParts & kPartAbsMax) && best_abs.value >= 0)
-    Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
-                      first + FloatBlockIndexOf<false>(pa, pb, best_abs.begin, best_abs.end, best_abs.value, eps));
-  if ((kParts & kPartRelMax) && best_rel.value >= 0)
-    Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
-                      first + FloatBlockIndexOf<true>(pa, pb, best_rel.begin, best_rel.end, best_rel.value, eps));
-  Partial tail;
-  for (size_t i = whole; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);
-  p.count = n - tail.count;  // vector lanes and their scalar fallbacks
-  p.merge(tail);
-  out.merge(p);
+  drive_blocks(
+      pa, pb, n, NF, NF * kFloatSteps, first, k, out,
+      [&](auto checked, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial& fallback) {
+        return FloatBlock<kParts, decltype(checked)::value>(pa, pb, begin, end, first, k, eps, t0, t1, p, m, fallback);
+      },
+      [&](auto target, size_t begin, size_t end, double value) {
+        if constexpr (decltype(target)::value) return FloatRelIndexOf(pa, pb, begin, end, value, eps);
+        else return BlockIndexOf<false>(pa, pb, begin, end, value, rp);
+      });
 }
 
 /// Benchmark-only ablation of the float-lane pass over n same-type pairs (the tail beyond a
@@ -476,6 +489,10 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
 /// sums (widening loads, Σa, Σb, Σa², Σb², Σa·b, Σ(a−b)², Σ|a−b|); 2 adds the maxima (min / max
 /// of each side, max |a−b|); 3 adds the relative error (division, its maximum, both threshold
 /// counts, Σ rel). The full pass (stage 4: blocks, NaN / inf handling, indices) is Accumulate.
+/// Two probes: stage 5 is stage 3 with the division replaced by a multiplication (what the
+/// divider costs); stage 6 is the floor of assert_close's set, all in float lanes (the relative
+/// error, its maximum, both threshold counts and max |a−b| in float — not exact for 16-bit
+/// inputs, which need more, so an upper bound on that set's speed).
 /// Returns a number that depends on every accumulator, so nothing is optimised away.
 template <int kStage, class T>
 HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t n) {
@@ -486,24 +503,35 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
   auto mrel = hn::Set(df, -1.0f), c0 = hn::Zero(df), c1 = hn::Zero(df);
   auto dot = hn::Zero(d), sa = dot, sqa = dot, sb = dot, sqb = dot, ssd = dot, sad = dot, srel = dot;
   auto mabs = hn::Set(d, -1.0);
+  auto mabs_f = hn::Set(df, -1.0f);
   const auto eps = hn::Set(df, 0x1p-23f), t0 = hn::Set(df, 1e-3f), t1 = hn::Set(df, 5e-3f), one = hn::Set(df, 1.0f);
+  constexpr bool kSums = kStage >= 1 && kStage <= 5, kMaxima = kStage >= 2 && kStage <= 5, kRel = kStage >= 3;
   for (size_t j = 0; j + NF <= n; j += NF) {
     const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
     if constexpr (kStage == 0) loads = hn::Add(loads, hn::Add(fa, fb));
-    if constexpr (kStage >= 2) {
+    if constexpr (kMaxima) {
       mna = hn::Min(mna, fa);
       mxa = hn::Max(mxa, fa);
       mnb = hn::Min(mnb, fb);
       mxb = hn::Max(mxb, fb);
     }
-    if constexpr (kStage >= 3) {
-      const auto q = RelErrorF(df, fa, fb, eps);
+    if constexpr (kRel) {
+      auto q = RelErrorF(df, fa, fb, eps);
+      if constexpr (kStage == 5) {  // RelErrorF with × for ÷
+        const auto zero = hn::Eq(fb, hn::Zero(df));
+        const auto den = hn::IfThenElse(zero, eps, fb);
+        q = hn::Abs(hn::Mul(hn::Sub(hn::IfThenElse(zero, hn::Add(fa, eps), fa), den), den));
+      }
       mrel = hn::Max(mrel, q);
       c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));
       c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
-      for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
+      if constexpr (kStage == 6) {
+        mabs_f = hn::Max(mabs_f, hn::Abs(hn::Sub(fa, fb)));
+      } else {
+        for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
+      }
     }
-    if constexpr (kStage >= 1) {
+    if constexpr (kSums) {
       for (size_t h = 0; h < NF; h += N) {
         const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
         sa = hn::Add(sa, xa);
@@ -515,11 +543,12 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
         ssd = hn::MulAdd(diff, diff, ssd);
         const auto ad = hn::Abs(diff);
         sad = hn::Add(sad, ad);
-        if constexpr (kStage >= 2) mabs = hn::Max(mabs, ad);
+        if constexpr (kMaxima) mabs = hn::Max(mabs, ad);
       }
     }
   }
-  const auto fsum = hn::Add(hn::Add(hn::Add(loads, hn::Add(mna, mxa)), hn::Add(mnb, mxb)), hn::Add(mrel, hn::Add(c0, c1)));
+  const auto fsum = hn::Add(hn::Add(hn::Add(loads, hn::Add(mna, mxa)), hn::Add(mnb, mxb)),
+                            hn::Add(hn::Add(mrel, mabs_f), hn::Add(c0, c1)));
   const auto dsum = hn::Add(hn::Add(hn::Add(dot, sa), hn::Add(sqa, sb)),
                             hn::Add(hn::Add(sqb, ssd), hn::Add(sad, hn::Add(srel, mabs))));
   return LaneSum(d, dsum) + LaneExtreme<true>(df, fsum);
@@ -544,18 +573,17 @@ HWY_INLINE SideStats SideLanes(D d, hn::Vec<D> mn, hn::Vec<D> mx, hn::Vec<D> sum
   return t;
 }
 
-/// One block [begin, end) of the double-lane pass into `p` (sums, counts, side statistics) and
-/// the block maxima, without indices, into max_abs / max_rel. Every pair sees the operations of
+/// One block [begin, end) of the double-lane pass (drive_blocks' `run`): sums, counts and side
+/// statistics into `p`, the block maxima into `m`. Every pair sees the operations of
 /// detail::accumulate_pair in double lanes. The accumulators are local vectors (SVE / RVV
 /// vectors cannot be struct members or array elements): 16 of them plus the constants fit the
 /// 32 AVX-512 registers; more sets spilled and measured slower — the pass is bound by its uop
-/// count, not by the latency of the add / max chains. kChecked: vectors holding a NaN / inf go
-/// to the scalar reference (into `fallback`); otherwise returns false, folding nothing, when
-/// the block holds one. Threshold counts are per-lane doubles (exact: ≤ 4·kBlockSteps).
+/// count, not by the latency of the add / max chains. Threshold counts are per-lane doubles
+/// (exact: ≤ 4·kBlockSteps).
 template <bool kChecked, class TA, class TB>
 HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                             std::uint64_t first, const KernelParams& k, const RelParams& r, Partial& p,
-                            double& max_abs, double& max_rel, Partial& fallback) {
+                            BlockMaxima& m, Partial& fallback) {
   constexpr bool kIntegral = is_integral_storage_v<TA> && is_integral_storage_v<TB>;  // always finite
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
@@ -601,32 +629,13 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   q.rel_below[1] = static_cast<std::uint64_t>(LaneSum(d, c1));
   q.a = SideLanes(d, mna, mxa, sa, sqa);
   q.b = SideLanes(d, mnb, mxb, sb, sqb);
-  max_abs = LaneExtreme<true>(d, mabs);
-  max_rel = LaneExtreme<true>(d, mrel);
+  m.abs = LaneExtreme<true>(d, mabs);
+  m.rel = LaneExtreme<true>(d, mrel);
   p.merge(q);
   return true;
 }
 
-/// First position in [begin, end) whose finite pair has |a − b| (or, with kRel, the relative
-/// error) equal to `target`: DoubleBlock's own operations, so its maximum is found bit for bit.
-/// Non-finite pairs never match (the reference counts them as 0; the scalar fallback's Partial
-/// has them, and merge() keeps the smaller index on a tie).
-template <bool kRel, class TA, class TB>
-HWY_INLINE size_t BlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
-                               double target, const RelParams& r) {
-  const hn::ScalableTag<double> d;
-  const auto want = hn::Set(d, target), eps = hn::Set(d, r.eps);
-  for (size_t j = begin; j < end; j += hn::Lanes(d)) {
-    const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
-    const auto value = kRel ? RelErrorD(d, va, vb, eps, r) : hn::Abs(hn::Sub(va, vb));
-    const auto hit = hn::And(hn::Eq(value, want), hn::And(hn::IsFinite(va), hn::IsFinite(vb)));
-    const intptr_t lane = hn::FindFirstTrue(d, hit);
-    if (lane >= 0) return j + static_cast<size_t>(lane);
-  }
-  return begin;  // unreachable: the target came from one of these lanes
-}
-
-/// One block [begin, end) of Summarize into `s`; kChecked / the return value as in DoubleBlock.
+/// One block [begin, end) of Summarize into `s` (drive_side_blocks' `run`).
 /// The branch-free run keeps two accumulator sets to hide the add latency (few uops here).
 template <bool kChecked, class T>
 HWY_INLINE bool SummarizeBlock(const T* HWY_RESTRICT px, size_t begin, size_t end, SideStats& s,
@@ -657,11 +666,9 @@ HWY_INLINE bool SummarizeBlock(const T* HWY_RESTRICT px, size_t begin, size_t en
   return true;
 }
 
-/// Fused pass over n contiguous pairs; see detail::accumulate_pair.
-///
-/// Blocks of kBlockSteps × 4 vectors run branch-free first; a block whose
-/// sums show a non-finite element is re-run with a per-vector check that
-/// hands vectors holding one to the scalar reference.
+/// Fused pass over n contiguous pairs (see detail::accumulate_pair), driven by drive_blocks:
+/// the float-lane pass where it applies, else the double-lane pass in blocks of
+/// kBlockSteps × 4 vectors.
 template <class TA, class TB>
 HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
                              const KernelParams& k, Partial& out) {
@@ -679,64 +686,30 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
       return;
     }
   }
-  const hn::ScalableTag<double> d;
-  const size_t N = hn::Lanes(d);
+  const size_t N = hn::Lanes(hn::ScalableTag<double>());
   const RelParams rp(k, is_narrow_float_v<TA> && is_narrow_float_v<TB>);
-  Partial p;
-
-  // Each lane (and the scalar fallback) sums at most 4·N·kBlockSteps terms
-  // before the block is folded into `p`, which bounds the rounding of the
-  // non-negative sums by about (4·N·kBlockSteps + blocks) · 2^-53 relative:
-  // < 5e-13 for n ≤ 1e6.
+  // Each lane (and the scalar fallback) sums at most 4·N·kBlockSteps terms before the block is
+  // folded, which bounds the rounding of the non-negative sums by about
+  // (4·N·kBlockSteps + blocks) · 2^-53 relative: < 5e-13 for n ≤ 1e6.
   constexpr size_t kBlockSteps = 128;
-  const size_t whole = n / (4 * N) * (4 * N);
-  BestBlock best_abs, best_rel;
-  for (size_t begin = 0; begin < whole;) {
-    const size_t end = begin + (whole - begin < 4 * N * kBlockSteps ? whole - begin : 4 * N * kBlockSteps);
-    double max_abs = -1, max_rel = -1;
-    Partial fallback;  // vectors holding a non-finite lane: scalar reference
-    if (!DoubleBlock<false>(pa, pb, begin, end, first, k, rp, p, max_abs, max_rel, fallback))
-      DoubleBlock<true>(pa, pb, begin, end, first, k, rp, p, max_abs, max_rel, fallback);
-    best_abs.See(max_abs, begin, end);
-    best_rel.See(max_rel, begin, end);
-    p.merge(fallback);
-    begin = end;
-  }
-  // One rescan per maximum (see BestBlock); ties with the fallbacks keep the smaller index.
-  if (best_abs.value >= 0)
-    Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
-                      first + BlockIndexOf<false>(pa, pb, best_abs.begin, best_abs.end, best_abs.value, rp));
-  if (best_rel.value >= 0)
-    Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
-                      first + BlockIndexOf<true>(pa, pb, best_rel.begin, best_rel.end, best_rel.value, rp));
-  // The tail (< 4N pairs): the scalar reference.
-  Partial tail;
-  for (size_t i = whole; i < n; ++i) accumulate_pair(tail, pa[i], pb[i], first + i, k);
-  p.count = n - tail.count;  // vector lanes and their scalar fallbacks
-  p.merge(tail);
-  out.merge(p);
+  drive_blocks(
+      pa, pb, n, 4 * N, 4 * N * kBlockSteps, first, k, out,
+      [&](auto checked, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial& fallback) {
+        return DoubleBlock<decltype(checked)::value>(pa, pb, begin, end, first, k, rp, p, m, fallback);
+      },
+      [&](auto target, size_t begin, size_t end, double value) {
+        return BlockIndexOf<decltype(target)::value>(pa, pb, begin, end, value, rp);
+      });
 }
 
-/// SideStats of n contiguous elements; see SideStats::add. Same block scheme
-/// as Accumulate: branch-free first, re-run with a per-vector check when the
-/// block's sums show a non-finite element.
+/// SideStats of n contiguous elements; see SideStats::add. Same block scheme as Accumulate.
 template <class T> HWY_NOINLINE void Summarize(const T* HWY_RESTRICT px, size_t n, SideStats& out) {
-  const hn::ScalableTag<double> d;
-  const size_t N = hn::Lanes(d);
-  SideStats s;
+  const size_t N = hn::Lanes(hn::ScalableTag<double>());
   constexpr size_t kBlockSteps = 128;  // see Accumulate
-  const size_t whole = n / (4 * N) * (4 * N);
-  for (size_t begin = 0; begin < whole;) {
-    const size_t end = begin + (whole - begin < 4 * N * kBlockSteps ? whole - begin : 4 * N * kBlockSteps);
-    SideStats fallback;
-    if (!SummarizeBlock<false>(px, begin, end, s, fallback)) SummarizeBlock<true>(px, begin, end, s, fallback);
-    s.merge(fallback);
-    begin = end;
-  }
-  SideStats tail;
-  for (size_t i = whole; i < n; ++i) tail.add(to_double(px[i]));
-  s.merge(tail);
-  out.merge(s);
+  drive_side_blocks(px, n, 4 * N, 4 * N * kBlockSteps, out,
+                    [&](auto checked, size_t begin, size_t end, SideStats& s, SideStats& fallback) {
+                      return SummarizeBlock<decltype(checked)::value>(px, begin, end, s, fallback);
+                    });
 }
 
 /// Read-bandwidth baseline for the benchmarks: sums n 64-bit words with 4

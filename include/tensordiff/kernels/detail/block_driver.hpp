@@ -1,0 +1,124 @@
+// tensordiff — the block driver every SIMD kernel shares (Highway, xsimd, Eigen).
+//
+// A kernel supplies the vector body of one block and, for the maxima, a way
+// to find the first position in a block that holds a given value; the driver
+// does the rest the same way for all of them:
+// - cuts the whole vectors of the range into blocks (each lane's double sums
+//   then stay short: the 1e-12 bound of the sums rests on it);
+// - runs a block branch-free first; a block whose finiteness probe saw a NaN /
+//   inf is re-run with a per-vector check that hands such vectors to the
+//   scalar reference (non-finite values are rare);
+// - keeps the first block (in index order) that reached each maximum and
+//   rescans only that one for the index, instead of carrying indices in the
+//   vector body or rescanning every record-breaking block;
+// - runs the tail (less than one vector step) with the scalar reference.
+// Maxima, indices and counts therefore come out as detail::accumulate_pair's,
+// whatever the kernel; a tie between a rescanned block and a scalar fallback
+// keeps the smaller index (Partial::take_max).
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "../partial.hpp"
+
+TD_NAMESPACE_BEGIN
+namespace detail {
+
+/// The largest |a − b| and relative error of one block's vector lanes, without indices; -1
+/// where the block has no finite pair or the kernel's metric set skipped that maximum.
+struct BlockMaxima {
+  double abs = -1;
+  double rel = -1;
+};
+
+/// The first block (in index order) with the largest maximum seen so far.
+struct BestBlock {
+  double value = -1;
+  std::size_t begin = 0, end = 0;
+  void see(double v, std::size_t b, std::size_t e) {
+    if (v > value) value = v, begin = b, end = e;
+  }
+};
+
+/// Tags for a kernel's block body: Checked{} asks for the per-vector NaN / inf check.
+using Unchecked = std::false_type;
+using Checked = std::true_type;
+/// Tags for a kernel's index rescan: which maximum to find.
+using AbsTarget = std::false_type;
+using RelTarget = std::true_type;
+
+/// The fused pass over n contiguous pairs with a kernel's vector body (see the file comment).
+///
+/// - `step`: pairs per vector step (blocks are whole steps; the rest is the scalar tail);
+/// - `block`: pairs per block, a multiple of `step`;
+/// - `run(Unchecked{} | Checked{}, begin, end, Partial& p, BlockMaxima& m, Partial& fallback)`
+///   folds the pairs [begin, end) into `p` (sums, counts, side statistics; never count, maxima
+///   or indices) and their maxima into `m`, and returns true. Unchecked: it may instead return
+///   false, folding nothing, when the block holds a NaN / inf. Checked: vectors holding one go
+///   to the scalar reference, into `fallback`;
+/// - `index_of(AbsTarget{} | RelTarget{}, begin, end, value)`: the first position in [begin, end)
+///   whose finite pair has that |a − b| / relative error (first_index_of is the reference one).
+template <class TA, class TB, class Run, class IndexOf>
+void drive_blocks(const TA* a, const TB* b, std::size_t n, std::size_t step, std::size_t block,
+                  std::uint64_t first, const KernelParams& k, Partial& out, Run&& run, IndexOf&& index_of) {
+  Partial p;
+  const std::size_t whole = n / step * step;
+  BestBlock best_abs, best_rel;
+  for (std::size_t begin = 0; begin < whole;) {
+    const std::size_t end = begin + (whole - begin < block ? whole - begin : block);
+    BlockMaxima m;
+    Partial fallback;
+    if (!run(Unchecked{}, begin, end, p, m, fallback)) run(Checked{}, begin, end, p, m, fallback);
+    best_abs.see(m.abs, begin, end);
+    best_rel.see(m.rel, begin, end);
+    p.merge(fallback);
+    begin = end;
+  }
+  if (best_abs.value >= 0)
+    Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
+                      first + index_of(AbsTarget{}, best_abs.begin, best_abs.end, best_abs.value));
+  if (best_rel.value >= 0)
+    Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
+                      first + index_of(RelTarget{}, best_rel.begin, best_rel.end, best_rel.value));
+  Partial tail;
+  for (std::size_t i = whole; i < n; ++i) accumulate_pair(tail, a[i], b[i], first + i, k);
+  p.count = n - tail.count;  // vector lanes and their scalar fallbacks
+  p.merge(tail);
+  out.merge(p);
+}
+
+/// SideStats of n contiguous elements with a kernel's vector body: drive_blocks without
+/// maxima. `run(Unchecked{} | Checked{}, begin, end, SideStats& s, SideStats& fallback)`.
+template <class T, class Run>
+void drive_side_blocks(const T* x, std::size_t n, std::size_t step, std::size_t block, SideStats& out, Run&& run) {
+  SideStats s;
+  const std::size_t whole = n / step * step;
+  for (std::size_t begin = 0; begin < whole;) {
+    const std::size_t end = begin + (whole - begin < block ? whole - begin : block);
+    SideStats fallback;
+    if (!run(Unchecked{}, begin, end, s, fallback)) run(Checked{}, begin, end, s, fallback);
+    s.merge(fallback);
+    begin = end;
+  }
+  for (std::size_t i = whole; i < n; ++i) s.add(to_double(x[i]));
+  out.merge(s);
+}
+
+/// The reference index rescan for drive_blocks: the first position in [begin, end) whose
+/// finite pair has |a − b| (RelTarget: detail::relative_error) equal to `target`, in the
+/// reference's own arithmetic (for kernels whose block maxima are the reference's values).
+template <class Target, class TA, class TB>
+std::size_t first_index_of(Target, const TA* a, const TB* b, std::size_t begin, std::size_t end, double target,
+                           const KernelParams& k) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const double x = to_double(a[i]), y = to_double(b[i]);
+    if (!(std::isfinite(x) && std::isfinite(y))) continue;
+    if ((Target::value ? relative_error(x, y, k) : std::fabs(x - y)) == target) return i;
+  }
+  return begin;  // unreachable: the target came from one of these pairs
+}
+
+}  // namespace detail
+TD_NAMESPACE_END

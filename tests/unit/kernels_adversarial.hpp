@@ -190,6 +190,26 @@ template <class Kernel, class TA, class TB> void check_adversarial() {
         SCOPED_TRACE("n=" + std::to_string(n) + " nonfinite=" + std::to_string(nonfinite) +
                      " variant=" + std::to_string(variant));
         expect_partial_parts(got, want, abs_terms(a, b, n, k), k.metrics);
+        if (variant == 0) {  // split in two, later half first, into one Partial (ties, skipped rescans)
+          const std::size_t h = n / 3;
+          Partial split;
+          Kernel::accumulate(a + h, b + h, n - h, 11 + h, k, split);
+          Kernel::accumulate(a, b, h, 11, k, split);
+          SCOPED_TRACE("split at " + std::to_string(h));
+          expect_partial_parts(split, want, abs_terms(a, b, n, k), k.metrics);
+          // The data twice, second copy first: every maximum ties across the two runs, and the
+          // first copy's must still win (its index is smaller).
+          std::vector<TA> a2(a, a + n);
+          std::vector<TB> b2(b, b + n);
+          a2.insert(a2.end(), a, a + n);
+          b2.insert(b2.end(), b, b + n);
+          Partial twice, want2;
+          Kernel::accumulate(a2.data() + n, b2.data() + n, n, 11 + n, k, twice);
+          Kernel::accumulate(a2.data(), b2.data(), n, 11, k, twice);
+          kernels::Scalar::accumulate(a2.data(), b2.data(), 2 * n, 11, k, want2);
+          SCOPED_TRACE("twice");
+          expect_partial_parts(twice, want2, abs_terms(a2.data(), b2.data(), 2 * n, k), k.metrics);
+        }
         if (::testing::Test::HasFailure()) return;  // one report per type, not thousands
       }
     }

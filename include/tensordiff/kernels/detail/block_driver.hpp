@@ -10,7 +10,10 @@
 //   scalar reference (non-finite values are rare);
 // - keeps the first block (in index order) that reached each maximum and
 //   rescans only that one for the index, instead of carrying indices in the
-//   vector body or rescanning every record-breaking block;
+//   vector body or rescanning every record-breaking block — and not even that
+//   one when the Partial it folds into already holds a maximum this range
+//   cannot beat (a strided or transposed view arrives as many short runs into
+//   one Partial: without this, every run paid a rescan);
 // - runs the tail (less than one vector step) with the scalar reference.
 // Maxima, indices and counts therefore come out as detail::accumulate_pair's,
 // whatever the kernel; a tie between a rescanned block and a scalar fallback
@@ -76,10 +79,15 @@ void drive_blocks(const TA* a, const TB* b, std::size_t n, std::size_t step, std
     p.merge(fallback);
     begin = end;
   }
-  if (best_abs.value >= 0)
+  // Every index of this range is ≥ first: a maximum below out's, or equal to it with out's
+  // index before `first`, loses Partial::take_max whatever its index, so it needs no rescan.
+  const auto can_win = [&](const BestBlock& best, double have, std::uint64_t have_index) {
+    return best.value >= 0 && (best.value > have || (best.value == have && have_index > first));
+  };
+  if (can_win(best_abs, out.max_abs_diff, out.max_abs_index))
     Partial::take_max(p.max_abs_diff, p.max_abs_index, best_abs.value,
                       first + index_of(AbsTarget{}, best_abs.begin, best_abs.end, best_abs.value));
-  if (best_rel.value >= 0)
+  if (can_win(best_rel, out.max_rel, out.max_rel_index))
     Partial::take_max(p.max_rel, p.max_rel_index, best_rel.value,
                       first + index_of(RelTarget{}, best_rel.begin, best_rel.end, best_rel.value));
   Partial tail;

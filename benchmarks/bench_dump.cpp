@@ -11,10 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
-#include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,7 +44,8 @@ const DumpPair& dump_pair() {
   static DumpPair d = [] {
     DumpPair p;
     const std::uint64_t budget = env_mib("TD_BENCH_DUMP_MB", 2048) << 20;
-    const fs::path root = fs::temp_directory_path() / ("td_bench_dump_" + std::to_string(budget >> 20));
+    // v2: the file list no longer depends on whether the data was generated in this run
+    const fs::path root = fs::temp_directory_path() / ("td_bench_dump_v2_" + std::to_string(budget >> 20));
     p.npu = root / "npu";
     p.bench = root / "bench";
     const bool exists = fs::exists(root / "complete");
@@ -52,7 +54,7 @@ const DumpPair& dump_pair() {
       fs::create_directories(p.npu);
       fs::create_directories(p.bench);
     }
-    std::mt19937_64 rng(42);
+    std::mt19937_64 rng(42);  // sizes only: the same list whether the files exist or not
     std::uint64_t per_side = 0;
     for (int i = 0; per_side < budget / 2; ++i) {
       const td::DType dt = i % 3 == 0 ? td::DType::float16 : i % 3 == 1 ? td::DType::float32 : td::DType::float64;
@@ -60,12 +62,13 @@ const DumpPair& dump_pair() {
       const std::int64_t n = bytes / static_cast<std::int64_t>(td::dtype_size(dt));
       const std::string name = "Functional.op_" + std::to_string(i) + ".0.forward.output.0.npy";
       if (!exists) {
+        std::mt19937_64 data_rng(static_cast<std::uint64_t>(i));
         std::normal_distribution<double> g;
         td::Tensor a = td::Tensor::zeros(td::DType::float64, {n}), b = td::Tensor::zeros(td::DType::float64, {n});
         for (std::int64_t k = 0; k < n; ++k) {
-          const double x = g(rng);
+          const double x = g(data_rng);
           a.mutable_data<double>()[k] = x;
-          b.mutable_data<double>()[k] = x * (1 + 1e-4 * g(rng));
+          b.mutable_data<double>()[k] = x * (1 + 1e-4 * g(data_rng));
         }
         auto cast = [&](const td::Tensor& t) {  // float64 -> dt, element by element
           td::Tensor o = td::Tensor::zeros(dt, {n});
@@ -97,18 +100,21 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
-/// Maps a file and sums its 64-bit words.
+/// Maps a file and sums its 64-bit words; throws when it cannot (a missing file must not pass
+/// for a fast one).
 std::uint64_t read_file(const fs::path& f) {
   const int fd = ::open(f.c_str(), O_RDONLY);
   struct stat st {};
-  ::fstat(fd, &st);
+  void* m = nullptr;
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && st.st_size > 0)
+    m = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (fd >= 0) ::close(fd);  // a mapping outlives its descriptor
+  if (fd < 0 || m == MAP_FAILED) throw std::runtime_error("cannot read " + f.string());
   const auto size = static_cast<std::size_t>(st.st_size);
-  void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   const auto* w = static_cast<const std::uint64_t*>(m);
   std::uint64_t s = 0;
   for (std::size_t i = 0; i < size / 8; ++i) s += w[i];
-  ::munmap(m, size);
-  ::close(fd);
+  if (m) ::munmap(m, size);
   return s;
 }
 
@@ -118,14 +124,21 @@ void BM_dump_read_files(benchmark::State& state) {
   const DumpPair& d = dump_pair();
   const auto threads = static_cast<std::size_t>(state.range(0));
   std::vector<std::uint64_t> sink(threads);
+  std::vector<std::string> error(threads);
   for (auto _ : state) {
     std::vector<std::thread> pool;
     for (std::size_t t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
-        for (std::size_t i = t; i < d.files.size(); i += threads) sink[t] += read_file(d.files[i]);
+        try {
+          for (std::size_t i = t; i < d.files.size(); i += threads) sink[t] += read_file(d.files[i]);
+        } catch (const std::exception& e) {
+          error[t] = e.what();
+        }
       });
     for (auto& th : pool) th.join();
     benchmark::DoNotOptimize(sink.data());
+    for (const auto& e : error)
+      if (!e.empty()) return state.SkipWithError(e.c_str());
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * d.bytes));
   state.counters["files"] = static_cast<double>(d.files.size());

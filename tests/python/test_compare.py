@@ -316,7 +316,13 @@ def test_the_gil_is_released_during_compare():
     done = threading.Event()
 
     def work():
-        td.compare(a, a[::-1], threads=1)
+        # Outside compare() this thread keeps the GIL, so main counts only during a compare; a
+        # compare can end before the main thread is even scheduled (a busy 2-vCPU CI machine:
+        # ~5 ms each), so try a few.
+        for _ in range(50):
+            td.compare(a, a[::-1], threads=1)
+            if count[0]:
+                break
         seen_during.append(count[0])  # read before `done`: what main counted while compare ran
         done.set()
 

@@ -70,9 +70,7 @@ struct Eigen {
         return true;
       };
       // Step 1: Eigen's expressions take any length, so there is no scalar tail.
-      detail::drive_blocks(a, b, n, 1, block, first, k, out, run, [&](auto target, std::size_t begin, std::size_t end, double v) {
-        return detail::first_index_of(target, a, b, begin, end, v, k);
-      });
+      detail::drive_blocks(a, b, n, 1, block, first, k, out, run);
     }
   }
 

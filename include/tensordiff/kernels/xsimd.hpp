@@ -93,9 +93,7 @@ struct Xsimd {
         p.merge(q);
         return true;
       };
-      detail::drive_blocks(a, b, n, lanes, block, first, k, out, run, [&](auto target, std::size_t begin, std::size_t end, double v) {
-        return detail::first_index_of(target, a, b, begin, end, v, k);
-      });
+      detail::drive_blocks(a, b, n, lanes, block, first, k, out, run);
     }
   }
 

@@ -97,6 +97,30 @@ void drive_blocks(const TA* a, const TB* b, std::size_t n, std::size_t step, std
   out.merge(p);
 }
 
+/// The reference index rescan for drive_blocks: the first position in [begin, end) whose
+/// finite pair has |a − b| (RelTarget: detail::relative_error) equal to `target`, in the
+/// reference's own arithmetic (for kernels whose block maxima are the reference's values).
+template <class Target, class TA, class TB>
+std::size_t first_index_of(Target, const TA* a, const TB* b, std::size_t begin, std::size_t end, double target,
+                           const KernelParams& k) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const double x = to_double(a[i]), y = to_double(b[i]);
+    if (!(std::isfinite(x) && std::isfinite(y))) continue;
+    if ((Target::value ? relative_error(x, y, k) : std::fabs(x - y)) == target) return i;
+  }
+  return begin;  // unreachable: the target came from one of these pairs
+}
+
+/// drive_blocks with the reference index rescan (first_index_of), for kernels whose block
+/// maxima are the reference's own values and that have no faster rescan.
+template <class TA, class TB, class Run>
+void drive_blocks(const TA* a, const TB* b, std::size_t n, std::size_t step, std::size_t block,
+                  std::uint64_t first, const KernelParams& k, Partial& out, Run&& run) {
+  drive_blocks(a, b, n, step, block, first, k, out, run, [&](auto target, std::size_t begin, std::size_t end, double v) {
+    return first_index_of(target, a, b, begin, end, v, k);
+  });
+}
+
 /// SideStats of n contiguous elements with a kernel's vector body: drive_blocks without
 /// maxima. `run(Unchecked{} | Checked{}, begin, end, SideStats& s, SideStats& fallback)`.
 template <class T, class Run>
@@ -112,20 +136,6 @@ void drive_side_blocks(const T* x, std::size_t n, std::size_t step, std::size_t 
   }
   for (std::size_t i = whole; i < n; ++i) s.add(to_double(x[i]));
   out.merge(s);
-}
-
-/// The reference index rescan for drive_blocks: the first position in [begin, end) whose
-/// finite pair has |a − b| (RelTarget: detail::relative_error) equal to `target`, in the
-/// reference's own arithmetic (for kernels whose block maxima are the reference's values).
-template <class Target, class TA, class TB>
-std::size_t first_index_of(Target, const TA* a, const TB* b, std::size_t begin, std::size_t end, double target,
-                           const KernelParams& k) {
-  for (std::size_t i = begin; i < end; ++i) {
-    const double x = to_double(a[i]), y = to_double(b[i]);
-    if (!(std::isfinite(x) && std::isfinite(y))) continue;
-    if ((Target::value ? relative_error(x, y, k) : std::fabs(x - y)) == target) return i;
-  }
-  return begin;  // unreachable: the target came from one of these pairs
 }
 
 }  // namespace detail

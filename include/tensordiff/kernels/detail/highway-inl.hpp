@@ -330,6 +330,48 @@ HWY_INLINE double BlockAbsMax(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT 
   return LaneExtreme<true>(d, mx);
 }
 
+/// Folds v into a running minimum and maximum (vectors by reference: SVE-safe).
+template <class V> HWY_INLINE void MinMax(V v, V& mn, V& mx) {
+  mn = hn::Min(mn, v);
+  mx = hn::Max(mx, v);
+}
+
+/// bf16 pairs load two float vectors from one 64-byte load per side: 2·Lanes(df) bf16 at p
+/// as 32-bit words, vector u = 0 the elements at even positions (word << 16), u = 1 those at
+/// odd positions (word & 0xFFFF0000: already a float's upper half). One instruction a vector
+/// instead of a zero-extension and a shift. The sums, maxima and counts do not depend on which
+/// lane holds which pair (the maxima's indices come from the rescan, in memory order), and both
+/// sides are permuted alike, so pairs stay pairs; on a big-endian target u swaps, no more.
+template <class TA, class TB>
+inline constexpr bool kBf16Pair =
+    std::is_same_v<TA, ::tensordiff::bfloat16> && std::is_same_v<TB, ::tensordiff::bfloat16>;
+/// Float vectors per step of the float-lane pass (a bf16 pair loads two at once).
+template <class TA, class TB> inline constexpr size_t kFloatSub = kBf16Pair<TA, TB> ? 2 : 1;
+
+template <class DF> HWY_INLINE hn::Vec<DF> LoadBf16Half(DF df, const ::tensordiff::bfloat16* HWY_RESTRICT p, size_t u) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto words = hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(p));
+  return hn::BitCast(df, u == 0 ? hn::ShiftLeft<16>(words) : hn::And(words, hn::Set(du, 0xFFFF0000u)));
+}
+
+/// Vector u of the vectors at p + w: in memory order, or (kInterleave) LoadBf16Half's halves.
+template <bool kInterleave, class DF, class T>
+HWY_INLINE hn::Vec<DF> LoadSub(DF df, const T* HWY_RESTRICT p, size_t w, size_t u) {
+  if constexpr (kInterleave) return LoadBf16Half(df, p + w, u);
+  else return LoadAsFloat(df, p + w + u * hn::Lanes(df));
+}
+
+/// Whether every pair in [begin, end) (a whole number of float vectors) is finite.
+template <class TA, class TB>
+HWY_INLINE bool BlockFinite(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end) {
+  const hn::ScalableTag<float> df;
+  for (size_t j = begin; j < end; j += hn::Lanes(df)) {
+    if (!hn::AllTrue(df, hn::And(hn::IsFinite(LoadAsFloat(df, pa + j)), hn::IsFinite(LoadAsFloat(df, pb + j)))))
+      return false;
+  }
+  return true;
+}
+
 /// One block [begin, end) of the float-lane pass (drive_blocks' `run`): sums, counts and side
 /// statistics into `p`, the block maxima into `m`; only the parts in kParts are computed.
 ///
@@ -340,6 +382,8 @@ HWY_INLINE double BlockAbsMax(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT 
 /// are both +0; if s rounded, the one for the larger operand computes the rounding error
 /// exactly, which is non-zero (gradual underflow keeps non-zero differences non-zero); an
 /// overflowed s gives inf / NaN. A block where any pair rounded takes BlockAbsMax instead.
+/// A NaN / inf input also makes a residual NaN, so the residuals are that set's finiteness
+/// probe: a block with a non-zero residual is re-run checked if BlockFinite finds such a pair.
 template <unsigned kParts, bool kChecked, class TA, class TB>
 HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                           std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f, Partial& p,
@@ -350,70 +394,75 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   constexpr bool kAbsInFloat = kAbsMax && !kDiffSums && !kSquares && kHalfFloat<TA> && kHalfFloat<TB>;
   constexpr bool kDiff = (kAbsMax && !kAbsInFloat) || kDiffSums;  // in double lanes
   // The finiteness probe: a double sum that turns NaN / inf exactly when an input was (Σx, Σx²
-  // or Σ(a − b)² of floats: each term ≤ 2^256, ≤ 2·kFloatSteps terms a lane); else a float FMA.
-  constexpr bool kFloatProbe = !kSquares && !kDiffSums;
+  // or Σ(a − b)² of floats: each term ≤ 2^256, ≤ 2·kFloatSteps terms a lane); else the exactness
+  // test's residuals (NaN once an input is NaN / inf, see below); else a float FMA.
+  constexpr bool kFloatProbe = !kSquares && !kDiffSums && !kAbsInFloat;
   const hn::ScalableTag<double> d;
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
+  constexpr bool kInterleave = kBf16Pair<TA, TB> && !kChecked;  // the checked path keeps memory order
+  constexpr size_t kSub = kFloatSub<TA, TB>;
   auto dot = hn::Zero(d), sa = hn::Zero(d), sqa = hn::Zero(d), sb = hn::Zero(d), sqb = hn::Zero(d);
   auto ssd = hn::Zero(d), sad = hn::Zero(d), mabs = hn::Set(d, -1.0), srel = hn::Zero(d);
   auto mna = hn::Set(df, HUGE_VALF), mxa = hn::Set(df, -HUGE_VALF), mnb = mna, mxb = mxa;
-  auto mrel = hn::Set(df, -1.0f), c0 = hn::Zero(df), c1 = hn::Zero(df), probe = hn::Zero(df);
+  auto mrel = hn::Set(df, -1.0f), probe = hn::Zero(df);
   auto mabs_f = hn::Set(df, -1.0f), rounded = hn::Zero(df);
-  const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f), one = hn::Set(df, 1.0f);
+  const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f);
   const auto zf = hn::Zero(df);
-  for (size_t j = begin; j < end; j += NF) {
-    const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
-    if constexpr (kChecked) {
-      if (HWY_UNLIKELY(!hn::AllTrue(df, hn::And(hn::IsFinite(fa), hn::IsFinite(fb))))) {
-        for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
-        continue;
-      }
-    } else if constexpr (kFloatProbe) {
-      probe = hn::MulAdd(fa, zf, hn::MulAdd(fb, zf, probe));  // NaN once an input is NaN / inf
-    }
-    if constexpr (kSides) {
-      mna = hn::Min(mna, fa);
-      mxa = hn::Max(mxa, fa);
-      mnb = hn::Min(mnb, fb);
-      mxb = hn::Max(mxb, fb);
-    }
-    if constexpr (kAbsInFloat) {
-      const auto diff = hn::Sub(fa, fb);
-      mabs_f = hn::Max(mabs_f, hn::Abs(diff));
-      rounded = hn::Or(rounded, hn::Or(hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb)));
-    }
-    if constexpr (kRel) {
-      const auto q = RelErrorF(df, fa, fb, eps);
-      if constexpr (kRelMax) {
-        mrel = hn::Max(mrel, q);
-        c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));  // exact: < 2^24 per lane
-        c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
-      }
-      if constexpr (kRelSum) {
-        for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
-      }
-    }
-    if constexpr (kSquares || kDiff) {
-      for (size_t h = 0; h < NF; h += N) {
-        const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
-        if constexpr (kSides) {
-          sa = hn::Add(sa, xa);
-          sb = hn::Add(sb, xb);
+  std::uint64_t below0 = 0, below1 = 0;  // popcounts: a masked vector add each cost ~10 % of the pass
+  for (size_t w = begin; w < end; w += kSub * NF) {
+    for (size_t u = 0; u < kSub; ++u) {
+      const size_t j = w + u * NF;
+      const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
+      if constexpr (kChecked) {
+        if (HWY_UNLIKELY(!hn::AllTrue(df, hn::And(hn::IsFinite(fa), hn::IsFinite(fb))))) {
+          for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
+          continue;
         }
-        if constexpr (kSquares) {
-          sqa = hn::MulAdd(xa, xa, sqa);
-          sqb = hn::MulAdd(xb, xb, sqb);
+      } else if constexpr (kFloatProbe) {
+        probe = hn::MulAdd(fa, zf, hn::MulAdd(fb, zf, probe));  // NaN once an input is NaN / inf
+      }
+      if constexpr (kSides) {
+        MinMax(fa, mna, mxa);
+        MinMax(fb, mnb, mxb);
+      }
+      if constexpr (kAbsInFloat) {
+        const auto diff = hn::Sub(fa, fb);
+        mabs_f = hn::Max(mabs_f, hn::Abs(diff));
+        rounded = hn::Or3(rounded, hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb));
+      }
+      if constexpr (kRel) {
+        const auto q = RelErrorF(df, fa, fb, eps);
+        if constexpr (kRelMax) {
+          mrel = hn::Max(mrel, q);
+          below0 += hn::CountTrue(df, hn::Lt(q, t0));
+          below1 += hn::CountTrue(df, hn::Lt(q, t1));
         }
-        if constexpr (kDot) dot = hn::MulAdd(xa, xb, dot);
-        if constexpr (kDiff) {
-          const auto diff = hn::Sub(xa, xb);
-          const auto ad = hn::Abs(diff);
-          if constexpr (kDiffSums) {
-            ssd = hn::MulAdd(diff, diff, ssd);
-            sad = hn::Add(sad, ad);
+        if constexpr (kRelSum) {
+          for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
+        }
+      }
+      if constexpr (kSquares || kDiff) {
+        for (size_t h = 0; h < NF; h += N) {
+          const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
+          if constexpr (kSides) {
+            sa = hn::Add(sa, xa);
+            sb = hn::Add(sb, xb);
           }
-          if constexpr (kAbsMax) mabs = hn::Max(mabs, ad);
+          if constexpr (kSquares) {
+            sqa = hn::MulAdd(xa, xa, sqa);
+            sqb = hn::MulAdd(xb, xb, sqb);
+          }
+          if constexpr (kDot) dot = hn::MulAdd(xa, xb, dot);
+          if constexpr (kDiff) {
+            const auto diff = hn::Sub(xa, xb);
+            const auto ad = hn::Abs(diff);
+            if constexpr (kDiffSums) {
+              ssd = hn::MulAdd(diff, diff, ssd);
+              sad = hn::Add(sad, ad);
+            }
+            if constexpr (kAbsMax) mabs = hn::Max(mabs, ad);
+          }
         }
       }
     }
@@ -422,6 +471,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     bool finite;
     if constexpr (kSquares) finite = hn::AllTrue(d, hn::And(hn::IsFinite(sqa), hn::IsFinite(sqb)));
     else if constexpr (kDiffSums) finite = hn::AllTrue(d, hn::IsFinite(ssd));
+    else if constexpr (kAbsInFloat) finite = hn::AllTrue(df, hn::Eq(rounded, zf)) || BlockFinite(pa, pb, begin, end);
     else finite = hn::AllTrue(df, hn::IsFinite(probe));
     if (HWY_UNLIKELY(!finite)) return false;
   }
@@ -452,11 +502,8 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   if constexpr (kRelSum) q.sum_rel = LaneSum(d, srel);
   if constexpr (kRelMax) {
     m.rel = LaneExtreme<true>(df, mrel);
-    HWY_ALIGN float cnt[HWY_MAX_BYTES / sizeof(float)];
-    hn::Store(c0, df, cnt);
-    for (size_t l = 0; l < NF; ++l) q.rel_below[0] += static_cast<std::uint64_t>(cnt[l]);
-    hn::Store(c1, df, cnt);
-    for (size_t l = 0; l < NF; ++l) q.rel_below[1] += static_cast<std::uint64_t>(cnt[l]);
+    q.rel_below[0] = below0;
+    q.rel_below[1] = below1;
   }
   p.merge(q);
   return true;
@@ -474,7 +521,7 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
   // the blocks, < 2e-13 relative rounding for n ≤ 2^20 (the 1e-12 bar).
   constexpr size_t kFloatSteps = 256;
   drive_blocks(
-      pa, pb, n, NF, NF * kFloatSteps, first, k, out,
+      pa, pb, n, kFloatSub<TA, TB> * NF, NF * kFloatSteps, first, k, out,
       [&](auto checked, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial& fallback) {
         return FloatBlock<kParts, decltype(checked)::value>(pa, pb, begin, end, first, k, eps, t0, t1, p, m, fallback);
       },
@@ -485,7 +532,7 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
 }
 
 /// Benchmark-only ablation of the float-lane pass over n same-type pairs (the tail beyond a
-/// whole float vector is ignored): stage 0 loads both sides as float lanes; 1 adds the double
+/// whole step is ignored): stage 0 loads both sides as the kernel does (LoadSub); 1 adds the double
 /// sums (widening loads, Σa, Σb, Σa², Σb², Σa·b, Σ(a−b)², Σ|a−b|); 2 adds the maxima (min / max
 /// of each side, max |a−b|); 3 adds the relative error (division, its maximum, both threshold
 /// counts, Σ rel). The full pass (stage 4: blocks, NaN / inf handling, indices) is Accumulate.
@@ -500,64 +547,66 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(d), NF = hn::Lanes(df);
   auto loads = hn::Zero(df), mna = hn::Set(df, HUGE_VALF), mxa = hn::Set(df, -HUGE_VALF), mnb = mna, mxb = mxa;
-  auto mrel = hn::Set(df, -1.0f), c0 = hn::Zero(df), c1 = hn::Zero(df);
+  auto mrel = hn::Set(df, -1.0f);
+  std::uint64_t below0 = 0, below1 = 0;
   auto dot = hn::Zero(d), sa = dot, sqa = dot, sb = dot, sqb = dot, ssd = dot, sad = dot, srel = dot;
   auto mabs = hn::Set(d, -1.0);
   auto mabs_f = hn::Set(df, -1.0f);
-  const auto eps = hn::Set(df, 0x1p-23f), t0 = hn::Set(df, 1e-3f), t1 = hn::Set(df, 5e-3f), one = hn::Set(df, 1.0f);
+  const auto eps = hn::Set(df, 0x1p-23f), t0 = hn::Set(df, 1e-3f), t1 = hn::Set(df, 5e-3f);
   constexpr bool kSums = kStage >= 1 && kStage <= 5, kMaxima = kStage >= 2 && kStage <= 5, kRel = kStage >= 3;
-  for (size_t j = 0; j + NF <= n; j += NF) {
-    const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
-    if constexpr (kStage == 0) loads = hn::Add(loads, hn::Add(fa, fb));
-    if constexpr (kMaxima) {
-      mna = hn::Min(mna, fa);
-      mxa = hn::Max(mxa, fa);
-      mnb = hn::Min(mnb, fb);
-      mxb = hn::Max(mxb, fb);
-    }
-    if constexpr (kRel) {
-      auto q = RelErrorF(df, fa, fb, eps);
-      if constexpr (kStage == 5) {  // RelErrorF with × for ÷
-        const auto zero = hn::Eq(fb, hn::Zero(df));
-        const auto den = hn::IfThenElse(zero, eps, fb);
-        q = hn::Abs(hn::Mul(hn::Sub(hn::IfThenElse(zero, hn::Add(fa, eps), fa), den), den));
+  constexpr size_t kSub = kFloatSub<T, T>;
+  for (size_t w = 0; w + kSub * NF <= n; w += kSub * NF) {
+    for (size_t u = 0; u < kSub; ++u) {
+      const size_t j = w + u * NF;
+      const auto fa = LoadSub<kBf16Pair<T, T>>(df, pa, w, u), fb = LoadSub<kBf16Pair<T, T>>(df, pb, w, u);
+      if constexpr (kStage == 0) loads = hn::Xor(loads, hn::Xor(fa, fb));  // 1-cycle chain: loads bound
+      if constexpr (kMaxima) {
+        MinMax(fa, mna, mxa);
+        MinMax(fb, mnb, mxb);
       }
-      mrel = hn::Max(mrel, q);
-      c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(q, t0), one));
-      c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(q, t1), one));
-      if constexpr (kStage == 6) {
-        mabs_f = hn::Max(mabs_f, hn::Abs(hn::Sub(fa, fb)));
-      } else {
-        for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
+      if constexpr (kRel) {
+        auto q = RelErrorF(df, fa, fb, eps);
+        if constexpr (kStage == 5) {  // RelErrorF with × for ÷
+          const auto zero = hn::Eq(fb, hn::Zero(df));
+          const auto den = hn::IfThenElse(zero, eps, fb);
+          q = hn::Abs(hn::Mul(hn::Sub(hn::IfThenElse(zero, hn::Add(fa, eps), fa), den), den));
+        }
+        mrel = hn::Max(mrel, q);
+        below0 += hn::CountTrue(df, hn::Lt(q, t0));
+        below1 += hn::CountTrue(df, hn::Lt(q, t1));
+        if constexpr (kStage == 6) {
+          mabs_f = hn::Max(mabs_f, hn::Abs(hn::Sub(fa, fb)));
+        } else {
+          for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
+        }
       }
-    }
-    if constexpr (kSums) {
-      for (size_t h = 0; h < NF; h += N) {
-        const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
-        sa = hn::Add(sa, xa);
-        sqa = hn::MulAdd(xa, xa, sqa);
-        sb = hn::Add(sb, xb);
-        sqb = hn::MulAdd(xb, xb, sqb);
-        dot = hn::MulAdd(xa, xb, dot);
-        const auto diff = hn::Sub(xa, xb);
-        ssd = hn::MulAdd(diff, diff, ssd);
-        const auto ad = hn::Abs(diff);
-        sad = hn::Add(sad, ad);
-        if constexpr (kMaxima) mabs = hn::Max(mabs, ad);
+      if constexpr (kSums) {
+        for (size_t h = 0; h < NF; h += N) {
+          const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
+          sa = hn::Add(sa, xa);
+          sqa = hn::MulAdd(xa, xa, sqa);
+          sb = hn::Add(sb, xb);
+          sqb = hn::MulAdd(xb, xb, sqb);
+          dot = hn::MulAdd(xa, xb, dot);
+          const auto diff = hn::Sub(xa, xb);
+          ssd = hn::MulAdd(diff, diff, ssd);
+          const auto ad = hn::Abs(diff);
+          sad = hn::Add(sad, ad);
+          if constexpr (kMaxima) mabs = hn::Max(mabs, ad);
+        }
       }
     }
   }
   const auto fsum = hn::Add(hn::Add(hn::Add(loads, hn::Add(mna, mxa)), hn::Add(mnb, mxb)),
-                            hn::Add(hn::Add(mrel, mabs_f), hn::Add(c0, c1)));
+                            hn::Add(mrel, mabs_f));
   const auto dsum = hn::Add(hn::Add(hn::Add(dot, sa), hn::Add(sqa, sb)),
                             hn::Add(hn::Add(sqb, ssd), hn::Add(sad, hn::Add(srel, mabs))));
-  return LaneSum(d, dsum) + LaneExtreme<true>(df, fsum);
+  return LaneSum(d, dsum) + LaneExtreme<true>(df, fsum) + static_cast<double>(below0 + below1);
 }
 
 /// Adds the finite lanes v to one side's accumulators (vectors by reference: SVE-safe).
 template <class V> HWY_INLINE void SideAdd(V v, V& mn, V& mx, V& sum, V& sq) {
-  mn = hn::Min(mn, v);
-  mx = hn::Max(mx, v);
+  MinMax(v, mn, mx);
   sum = hn::Add(sum, v);
   sq = hn::MulAdd(v, v, sq);
 }
@@ -576,10 +625,10 @@ HWY_INLINE SideStats SideLanes(D d, hn::Vec<D> mn, hn::Vec<D> mx, hn::Vec<D> sum
 /// One block [begin, end) of the double-lane pass (drive_blocks' `run`): sums, counts and side
 /// statistics into `p`, the block maxima into `m`. Every pair sees the operations of
 /// detail::accumulate_pair in double lanes. The accumulators are local vectors (SVE / RVV
-/// vectors cannot be struct members or array elements): 16 of them plus the constants fit the
+/// vectors cannot be struct members or array elements): 14 of them plus the constants fit the
 /// 32 AVX-512 registers; more sets spilled and measured slower — the pass is bound by its uop
-/// count, not by the latency of the add / max chains. Threshold counts are per-lane doubles
-/// (exact: ≤ 4·kBlockSteps).
+/// count, not by the latency of the add / max chains. Threshold counts are scalar popcounts of
+/// the comparison masks (a masked vector add per count cost more on Zen 4).
 template <bool kChecked, class TA, class TB>
 HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                             std::uint64_t first, const KernelParams& k, const RelParams& r, Partial& p,
@@ -588,11 +637,11 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   auto dot = hn::Zero(d), ssd = hn::Zero(d), sad = hn::Zero(d), srel = hn::Zero(d);
-  auto mabs = hn::Set(d, -1.0), mrel = hn::Set(d, -1.0), c0 = hn::Zero(d), c1 = hn::Zero(d);
+  auto mabs = hn::Set(d, -1.0), mrel = hn::Set(d, -1.0);
+  std::uint64_t below0 = 0, below1 = 0;
   auto mna = hn::Set(d, detail::inf()), mxa = hn::Set(d, -detail::inf()), sa = hn::Zero(d), sqa = hn::Zero(d);
   auto mnb = mna, mxb = mxa, sb = hn::Zero(d), sqb = hn::Zero(d);
   const auto eps = hn::Set(d, r.eps), t0 = hn::Set(d, k.rel_thresholds[0]), t1 = hn::Set(d, k.rel_thresholds[1]);
-  const auto one = hn::Set(d, 1.0);
   for (size_t j = begin; j < end; j += N) {
     const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
     if constexpr (kChecked) {
@@ -612,8 +661,8 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
     const auto rel = RelErrorD(d, va, vb, eps, r);
     srel = hn::Add(srel, rel);
     mrel = hn::Max(mrel, rel);
-    c0 = hn::Add(c0, hn::IfThenElseZero(hn::Lt(rel, t0), one));
-    c1 = hn::Add(c1, hn::IfThenElseZero(hn::Lt(rel, t1), one));
+    below0 += hn::CountTrue(d, hn::Lt(rel, t0));
+    below1 += hn::CountTrue(d, hn::Lt(rel, t1));
   }
   // For inputs that widen exactly and are at most 2^128 in magnitude (all but double), a lane's
   // Σx is finite exactly when all its elements were; a double block whose sum overflowed is
@@ -625,8 +674,8 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   q.sum_sq_diff = LaneSum(d, ssd);
   q.sum_abs_diff = LaneSum(d, sad);
   q.sum_rel = LaneSum(d, srel);
-  q.rel_below[0] = static_cast<std::uint64_t>(LaneSum(d, c0));  // exact: small integers
-  q.rel_below[1] = static_cast<std::uint64_t>(LaneSum(d, c1));
+  q.rel_below[0] = below0;
+  q.rel_below[1] = below1;
   q.a = SideLanes(d, mna, mxa, sa, sqa);
   q.b = SideLanes(d, mnb, mxb, sb, sqb);
   m.abs = LaneExtreme<true>(d, mabs);

@@ -316,18 +316,27 @@ inline constexpr unsigned part_bits(const PassParts& p) {
 template <class T>
 inline constexpr bool kHalfFloat = std::is_same_v<T, ::tensordiff::float16> || std::is_same_v<T, ::tensordiff::bfloat16>;
 
+/// BlockAbsMax's result: the largest |a − b| of the finite pairs, and whether every pair was finite.
+struct AbsMaxScan {
+  double max;
+  bool all_finite;
+};
+
 /// Largest |a − b| (double, as the reference rounds it) of the finite pairs in [begin, end): the
-/// float-lane pass's exact fallback for blocks whose float differences rounded.
+/// float-lane pass's exact fallback for blocks whose float differences rounded (or, on the
+/// branch-free run, whose residuals showed a NaN / inf: all_finite tells which).
 template <class TA, class TB>
-HWY_INLINE double BlockAbsMax(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end) {
+HWY_INLINE AbsMaxScan BlockAbsMax(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end) {
   const hn::ScalableTag<double> d;
   auto mx = hn::Set(d, -1.0);
+  bool all_finite = true;
   for (size_t j = begin; j < end; j += hn::Lanes(d)) {
     const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
     const auto finite = hn::And(hn::IsFinite(va), hn::IsFinite(vb));
+    all_finite = all_finite && hn::AllTrue(d, finite);
     mx = hn::Max(mx, hn::IfThenElse(finite, hn::Abs(hn::Sub(va, vb)), hn::Set(d, -1.0)));
   }
-  return LaneExtreme<true>(d, mx);
+  return {LaneExtreme<true>(d, mx), all_finite};
 }
 
 /// Folds v into a running minimum and maximum (vectors by reference: SVE-safe).
@@ -361,17 +370,6 @@ HWY_INLINE hn::Vec<DF> LoadSub(DF df, const T* HWY_RESTRICT p, size_t w, size_t 
   else return LoadAsFloat(df, p + w + u * hn::Lanes(df));
 }
 
-/// Whether every pair in [begin, end) (a whole number of float vectors) is finite.
-template <class TA, class TB>
-HWY_INLINE bool BlockFinite(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end) {
-  const hn::ScalableTag<float> df;
-  for (size_t j = begin; j < end; j += hn::Lanes(df)) {
-    if (!hn::AllTrue(df, hn::And(hn::IsFinite(LoadAsFloat(df, pa + j)), hn::IsFinite(LoadAsFloat(df, pb + j)))))
-      return false;
-  }
-  return true;
-}
-
 /// One block [begin, end) of the float-lane pass (drive_blocks' `run`): sums, counts and side
 /// statistics into `p`, the block maxima into `m`; only the parts in kParts are computed.
 ///
@@ -383,7 +381,7 @@ HWY_INLINE bool BlockFinite(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
 /// exactly, which is non-zero (gradual underflow keeps non-zero differences non-zero); an
 /// overflowed s gives inf / NaN. A block where any pair rounded takes BlockAbsMax instead.
 /// A NaN / inf input also makes a residual NaN, so the residuals are that set's finiteness
-/// probe: a block with a non-zero residual is re-run checked if BlockFinite finds such a pair.
+/// probe: a block with a non-zero residual is re-run checked if BlockAbsMax finds such a pair.
 template <unsigned kParts, bool kChecked, class TA, class TB>
 HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                           std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f, Partial& p,
@@ -467,11 +465,19 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
       }
     }
   }
-  if constexpr (!kChecked) {
+  double abs_in_float = -1.0;  // kAbsInFloat: the block's max |a − b|
+  if constexpr (kAbsInFloat) {
+    if (HWY_LIKELY(hn::AllTrue(df, hn::Eq(rounded, zf)))) {
+      abs_in_float = LaneExtreme<true>(df, mabs_f);
+    } else {  // a difference rounded or an input is NaN / inf: one exact scan tells which
+      const AbsMaxScan scan = BlockAbsMax(pa, pb, begin, end);
+      if (!kChecked && !scan.all_finite) return false;
+      abs_in_float = scan.max;
+    }
+  } else if constexpr (!kChecked) {
     bool finite;
     if constexpr (kSquares) finite = hn::AllTrue(d, hn::And(hn::IsFinite(sqa), hn::IsFinite(sqb)));
     else if constexpr (kDiffSums) finite = hn::AllTrue(d, hn::IsFinite(ssd));
-    else if constexpr (kAbsInFloat) finite = hn::AllTrue(df, hn::Eq(rounded, zf)) || BlockFinite(pa, pb, begin, end);
     else finite = hn::AllTrue(df, hn::IsFinite(probe));
     if (HWY_UNLIKELY(!finite)) return false;
   }
@@ -494,8 +500,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     q.sum_abs_diff = LaneSum(d, sad);
   }
   if constexpr (kAbsInFloat) {
-    m.abs = HWY_LIKELY(hn::AllTrue(df, hn::Eq(rounded, zf))) ? LaneExtreme<true>(df, mabs_f)
-                                                             : BlockAbsMax(pa, pb, begin, end);
+    m.abs = abs_in_float;
   } else if constexpr (kAbsMax) {
     m.abs = LaneExtreme<true>(d, mabs);
   }

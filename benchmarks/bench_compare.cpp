@@ -134,8 +134,8 @@ template <class Kernel, class T> void bm_compare_transposed(benchmark::State& st
 
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
 /// The ablation of the float-lane pass on one thread (kernels::Highway::ablation; stage 4 is the
-/// whole kernel, Highway::accumulate over the buffer, with NaN / inf handling and indices; 5 and
-/// 6 are the probes described there).
+/// whole kernel, Highway::accumulate over the buffer, with NaN / inf handling and indices; 5, 6
+/// and 7 are the probes described there).
 template <class T> void bm_ablation(benchmark::State& st, std::size_t bytes, int stage) {
   const std::size_t n = bytes / (2 * sizeof(T));
   const DataSet& d = data<T, T>(n, std::string(dtype_name(dtype_of<T>())) + dtype_name(dtype_of<T>()) + std::to_string(n));
@@ -298,7 +298,7 @@ int register_all() {
       register_backend<kernels::Highway>("highway", bytes, t);
       register_lean<kernels::Highway>("highway", bytes, t);
       if (t == 1) {
-        for (int stage = 0; stage <= 6; ++stage) {
+        for (int stage = 0; stage <= 7; ++stage) {
           const std::string tail = "/s" + std::to_string(stage) + "/" + std::to_string(bytes) + "/t1";
           auto reg = [&](const char* dt, auto fn) {
             auto* b = benchmark::RegisterBenchmark(("BM_ablation/" + std::string(dt) + tail).c_str(), fn);

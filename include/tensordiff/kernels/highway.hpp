@@ -358,7 +358,7 @@ struct Highway {
 
   /// Benchmark-only: the float-lane pass cut after `stage` (0 loads, 1 + double sums, 2 +
   /// maxima, 3 + relative error and thresholds; 5: stage 3 with × for ÷; 6: assert_close's set
-  /// in float lanes; see detail AblationPass) over n pairs of one 16/32-bit float type. The
+  /// in float lanes; 7: stage 1 with the product sums from float products; see detail AblationPass) over n pairs of one 16/32-bit float type. The
   /// README's ablation table comes from it.
   template <class T> static double ablation(int stage, const T* a, const T* b, std::size_t n) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, "16/32-bit floats");
@@ -368,7 +368,8 @@ struct Highway {
       case 2: { TD_HWY_DISPATCH(AblationPass<2, T>(a, b, n)) }
       case 3: { TD_HWY_DISPATCH(AblationPass<3, T>(a, b, n)) }
       case 5: { TD_HWY_DISPATCH(AblationPass<5, T>(a, b, n)) }
-      default: { TD_HWY_DISPATCH(AblationPass<6, T>(a, b, n)) }
+      case 6: { TD_HWY_DISPATCH(AblationPass<6, T>(a, b, n)) }
+      default: { TD_HWY_DISPATCH(AblationPass<7, T>(a, b, n)) }
     }
   }
 

@@ -34,6 +34,10 @@ namespace detail {
 struct BlockMaxima {
   double abs = -1;
   double rel = -1;
+  /// Set by the driver before the block runs: the best maxima so far. A block maximum that is
+  /// not above its floor cannot be the first largest, so a kernel may report -1 for it instead
+  /// of reducing its lanes.
+  double abs_floor = -1, rel_floor = -1;
 };
 
 /// The first block (in index order) with the largest maximum seen so far.
@@ -72,11 +76,13 @@ void drive_blocks(const TA* a, const TB* b, std::size_t n, std::size_t step, std
   for (std::size_t begin = 0; begin < whole;) {
     const std::size_t end = begin + (whole - begin < block ? whole - begin : block);
     BlockMaxima m;
+    m.abs_floor = best_abs.value;
+    m.rel_floor = best_rel.value;
     Partial fallback;
     if (!run(Unchecked{}, begin, end, p, m, fallback)) run(Checked{}, begin, end, p, m, fallback);
     best_abs.see(m.abs, begin, end);
     best_rel.see(m.rel, begin, end);
-    p.merge(fallback);
+    if (fallback.count != 0) p.merge(fallback);  // only checked blocks with a NaN / inf fill it
     begin = end;
   }
   // Every index of this range is ≥ first: a maximum below out's, or equal to it with out's

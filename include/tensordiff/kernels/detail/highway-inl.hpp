@@ -370,8 +370,37 @@ HWY_INLINE hn::Vec<DF> LoadSub(DF df, const T* HWY_RESTRICT p, size_t w, size_t 
   else return LoadAsFloat(df, p + w + u * hn::Lanes(df));
 }
 
+/// The float-lane pass's sums, counts and side extremes across its blocks, lane by lane in
+/// memory (SVE / RVV vectors cannot be members; arrays of scalars can): a block adds its lane
+/// subtotals with one vector operation each instead of reducing each accumulator to a scalar
+/// and merging a Partial (that cost ~10 % of the pass in cache), and FloatCarryPartial reduces
+/// them once, in lane order. A lane still sums each block's subtotal, so the sums round as the
+/// per-block fold did (see AccumulateFloat).
+struct FloatCarry {
+  static constexpr size_t kD = HWY_MAX_BYTES / sizeof(double), kF = HWY_MAX_BYTES / sizeof(float);
+  HWY_ALIGN double dot[kD] = {}, sa[kD] = {}, sqa[kD] = {}, sb[kD] = {}, sqb[kD] = {};
+  HWY_ALIGN double ssd[kD] = {}, sad[kD] = {}, srel[kD] = {};
+  HWY_ALIGN float mna[kF], mxa[kF], mnb[kF], mxb[kF];
+  std::uint64_t below0 = 0, below1 = 0;
+  FloatCarry() {
+    for (size_t l = 0; l < kF; ++l) mna[l] = mnb[l] = HUGE_VALF, mxa[l] = mxb[l] = -HUGE_VALF;
+  }
+};
+
+/// carry[lane] += v (vectors by value: SVE-safe).
+template <class D> HWY_INLINE void CarryAdd(D d, double* HWY_RESTRICT carry, hn::Vec<D> v) {
+  hn::Store(hn::Add(hn::Load(d, carry), v), d, carry);
+}
+/// carry's lanes take the smaller of themselves and mn's, the larger of themselves and mx's.
+template <class DF>
+HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_RESTRICT mx_carry, hn::Vec<DF> mn,
+                            hn::Vec<DF> mx) {
+  hn::Store(hn::Min(hn::Load(df, mn_carry), mn), df, mn_carry);
+  hn::Store(hn::Max(hn::Load(df, mx_carry), mx), df, mx_carry);
+}
+
 /// One block [begin, end) of the float-lane pass (drive_blocks' `run`): sums, counts and side
-/// statistics into `p`, the block maxima into `m`; only the parts in kParts are computed.
+/// extremes into the carry `c`, the block maxima into `m`; only the parts in kParts are computed.
 ///
 /// max |a − b| alone of two 16-bit floats (assert_close's set: no double sum) stays in float
 /// lanes: a − b of two 8- or 11-bit significands is exact in float unless their exponents lie
@@ -384,8 +413,8 @@ HWY_INLINE hn::Vec<DF> LoadSub(DF df, const T* HWY_RESTRICT p, size_t w, size_t 
 /// probe: a block with a non-zero residual is re-run checked if BlockAbsMax finds such a pair.
 template <unsigned kParts, bool kChecked, class TA, class TB>
 HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
-                          std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f, Partial& p,
-                          BlockMaxima& m, Partial& fallback) {
+                          std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f,
+                          FloatCarry& c, BlockMaxima& m, Partial& fallback) {
   constexpr bool kRelMax = kParts & kPartRelMax, kRelSum = kParts & kPartRelSum, kAbsMax = kParts & kPartAbsMax;
   constexpr bool kDiffSums = kParts & kPartDiffSums, kDot = kParts & kPartDot, kSides = kParts & kPartSides;
   constexpr bool kSquares = kDot || kSides, kRel = kRelMax || kRelSum;
@@ -481,37 +510,64 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     else finite = hn::AllTrue(df, hn::IsFinite(probe));
     if (HWY_UNLIKELY(!finite)) return false;
   }
-  Partial q;
   if constexpr (kSquares) {
-    q.a.sum_sq = LaneSum(d, sqa);
-    q.b.sum_sq = LaneSum(d, sqb);
+    CarryAdd(d, c.sqa, sqa);
+    CarryAdd(d, c.sqb, sqb);
   }
-  if constexpr (kDot) q.dot = LaneSum(d, dot);
+  if constexpr (kDot) CarryAdd(d, c.dot, dot);
   if constexpr (kSides) {
-    q.a.sum = LaneSum(d, sa);
-    q.b.sum = LaneSum(d, sb);
-    q.a.finite_min = LaneExtreme<false>(df, mna);
-    q.a.finite_max = LaneExtreme<true>(df, mxa);
-    q.b.finite_min = LaneExtreme<false>(df, mnb);
-    q.b.finite_max = LaneExtreme<true>(df, mxb);
+    CarryAdd(d, c.sa, sa);
+    CarryAdd(d, c.sb, sb);
+    CarryMinMax(df, c.mna, c.mxa, mna, mxa);
+    CarryMinMax(df, c.mnb, c.mxb, mnb, mxb);
   }
   if constexpr (kDiffSums) {
-    q.sum_sq_diff = LaneSum(d, ssd);
-    q.sum_abs_diff = LaneSum(d, sad);
+    CarryAdd(d, c.ssd, ssd);
+    CarryAdd(d, c.sad, sad);
   }
   if constexpr (kAbsInFloat) {
     m.abs = abs_in_float;
   } else if constexpr (kAbsMax) {
-    m.abs = LaneExtreme<true>(d, mabs);
+    if (!hn::AllFalse(d, hn::Gt(mabs, hn::Set(d, m.abs_floor)))) m.abs = LaneExtreme<true>(d, mabs);
   }
-  if constexpr (kRelSum) q.sum_rel = LaneSum(d, srel);
+  if constexpr (kRelSum) CarryAdd(d, c.srel, srel);
   if constexpr (kRelMax) {
-    m.rel = LaneExtreme<true>(df, mrel);
-    q.rel_below[0] = below0;
-    q.rel_below[1] = below1;
+    // The floor is -1 or a float's value (an earlier block's maximum): exact as a float.
+    if (!hn::AllFalse(df, hn::Gt(mrel, hn::Set(df, static_cast<float>(m.rel_floor))))) {
+      m.rel = LaneExtreme<true>(df, mrel);
+    }
+    c.below0 += below0;
+    c.below1 += below1;
   }
-  p.merge(q);
   return true;
+}
+
+/// The carry of the float-lane pass as a Partial (the parts in kParts), lanes in order.
+template <unsigned kParts> HWY_INLINE Partial FloatCarryPartial(const FloatCarry& c) {
+  const hn::ScalableTag<double> d;
+  const hn::ScalableTag<float> df;
+  Partial q;
+  if constexpr ((kParts & (kPartDot | kPartSides)) != 0) {
+    q.a.sum_sq = LaneSum(d, hn::Load(d, c.sqa));
+    q.b.sum_sq = LaneSum(d, hn::Load(d, c.sqb));
+  }
+  if constexpr ((kParts & kPartDot) != 0) q.dot = LaneSum(d, hn::Load(d, c.dot));
+  if constexpr ((kParts & kPartSides) != 0) {
+    q.a.sum = LaneSum(d, hn::Load(d, c.sa));
+    q.b.sum = LaneSum(d, hn::Load(d, c.sb));
+    q.a.finite_min = LaneExtreme<false>(df, hn::Load(df, c.mna));
+    q.a.finite_max = LaneExtreme<true>(df, hn::Load(df, c.mxa));
+    q.b.finite_min = LaneExtreme<false>(df, hn::Load(df, c.mnb));
+    q.b.finite_max = LaneExtreme<true>(df, hn::Load(df, c.mxb));
+  }
+  if constexpr ((kParts & kPartDiffSums) != 0) {
+    q.sum_sq_diff = LaneSum(d, hn::Load(d, c.ssd));
+    q.sum_abs_diff = LaneSum(d, hn::Load(d, c.sad));
+  }
+  if constexpr ((kParts & kPartRelSum) != 0) q.sum_rel = LaneSum(d, hn::Load(d, c.srel));
+  q.rel_below[0] = c.below0;
+  q.rel_below[1] = c.below1;
+  return q;
 }
 
 /// The float-lane pass over n contiguous pairs (see above), driven by drive_blocks.
@@ -522,18 +578,22 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
   const float eps = static_cast<float>(k.zero_bench_eps);
   const float t0 = ThresholdAsFloat(k.rel_thresholds[0]), t1 = ThresholdAsFloat(k.rel_thresholds[1]);
   const RelParams rp(k, true);
-  // Each double lane sums ≤ 2·kFloatSteps terms before its block is folded: with the fold of
-  // the blocks, < 2e-13 relative rounding for n ≤ 2^20 (the 1e-12 bar).
+  // Each double lane sums ≤ 2·kFloatSteps terms in a block, then adds that subtotal to its
+  // carry lane: ≤ (2·kFloatSteps + blocks + lanes) · 2^-53 relative rounding, < 2e-13 for
+  // n ≤ 2^20 (the 1e-12 bar; compare() hands the kernel chunks of 2^18 pairs).
   constexpr size_t kFloatSteps = 256;
+  FloatCarry carry;
   drive_blocks(
       pa, pb, n, kFloatSub<TA, TB> * NF, NF * kFloatSteps, first, k, out,
-      [&](auto checked, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial& fallback) {
-        return FloatBlock<kParts, decltype(checked)::value>(pa, pb, begin, end, first, k, eps, t0, t1, p, m, fallback);
+      [&](auto checked, size_t begin, size_t end, Partial&, BlockMaxima& m, Partial& fallback) {
+        return FloatBlock<kParts, decltype(checked)::value>(pa, pb, begin, end, first, k, eps, t0, t1, carry, m,
+                                                            fallback);
       },
       [&](auto target, size_t begin, size_t end, double value) {
         if constexpr (decltype(target)::value) return FloatRelIndexOf(pa, pb, begin, end, value, eps);
         else return BlockIndexOf<false>(pa, pb, begin, end, value, rp);
       });
+  out.merge(FloatCarryPartial<kParts>(carry));
 }
 
 /// Benchmark-only ablation of the float-lane pass over n same-type pairs (the tail beyond a
@@ -544,7 +604,10 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
 /// Two probes: stage 5 is stage 3 with the division replaced by a multiplication (what the
 /// divider costs); stage 6 is the floor of assert_close's set, all in float lanes (the relative
 /// error, its maximum, both threshold counts and max |a−b| in float — not exact for 16-bit
-/// inputs, which need more, so an upper bound on that set's speed).
+/// inputs, which need more, so an upper bound on that set's speed); stage 7 is stage 1 with
+/// Σa², Σb², Σa·b summed from float products widened to double instead of FMAs on the widened
+/// inputs (issue #12's "16-bit products are exact in float": exact for f16, for bf16 only
+/// without overflow / underflow, which this stage does not check — a lower bound on its cost).
 /// Returns a number that depends on every accumulator, so nothing is optimised away.
 template <int kStage, class T>
 HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t n) {
@@ -558,7 +621,8 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
   auto mabs = hn::Set(d, -1.0);
   auto mabs_f = hn::Set(df, -1.0f);
   const auto eps = hn::Set(df, 0x1p-23f), t0 = hn::Set(df, 1e-3f), t1 = hn::Set(df, 5e-3f);
-  constexpr bool kSums = kStage >= 1 && kStage <= 5, kMaxima = kStage >= 2 && kStage <= 5, kRel = kStage >= 3;
+  constexpr bool kSums = (kStage >= 1 && kStage <= 5) || kStage == 7, kMaxima = kStage >= 2 && kStage <= 5;
+  constexpr bool kRel = kStage >= 3 && kStage <= 6, kFloatProducts = kStage == 7;
   constexpr size_t kSub = kFloatSub<T, T>;
   for (size_t w = 0; w + kSub * NF <= n; w += kSub * NF) {
     for (size_t u = 0; u < kSub; ++u) {
@@ -585,14 +649,24 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
           for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
         }
       }
+      if constexpr (kFloatProducts) {
+        const auto paa = hn::Mul(fa, fa), pbb = hn::Mul(fb, fb), pab = hn::Mul(fa, fb);
+        for (size_t h = 0; h < NF; h += N) {
+          sqa = hn::Add(sqa, PromoteHalf(d, paa, h));
+          sqb = hn::Add(sqb, PromoteHalf(d, pbb, h));
+          dot = hn::Add(dot, PromoteHalf(d, pab, h));
+        }
+      }
       if constexpr (kSums) {
         for (size_t h = 0; h < NF; h += N) {
           const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
           sa = hn::Add(sa, xa);
-          sqa = hn::MulAdd(xa, xa, sqa);
           sb = hn::Add(sb, xb);
-          sqb = hn::MulAdd(xb, xb, sqb);
-          dot = hn::MulAdd(xa, xb, dot);
+          if constexpr (!kFloatProducts) {
+            sqa = hn::MulAdd(xa, xa, sqa);
+            sqb = hn::MulAdd(xb, xb, sqb);
+            dot = hn::MulAdd(xa, xb, dot);
+          }
           const auto diff = hn::Sub(xa, xb);
           ssd = hn::MulAdd(diff, diff, ssd);
           const auto ad = hn::Abs(diff);

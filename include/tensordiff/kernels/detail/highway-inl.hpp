@@ -378,11 +378,11 @@ HWY_INLINE hn::Vec<DF> LoadSub(DF df, const T* HWY_RESTRICT p, size_t w, size_t 
 /// per-block fold did (see AccumulateFloat).
 struct FloatCarry {
   static constexpr size_t kD = HWY_MAX_BYTES / sizeof(double), kF = HWY_MAX_BYTES / sizeof(float);
-  HWY_ALIGN double dot[kD] = {}, sa[kD] = {}, sqa[kD] = {}, sb[kD] = {}, sqb[kD] = {};
-  HWY_ALIGN double ssd[kD] = {}, sad[kD] = {}, srel[kD] = {};
+  HWY_ALIGN double dot[kD], sa[kD], sqa[kD], sb[kD], sqb[kD], ssd[kD], sad[kD], srel[kD];
   HWY_ALIGN float mna[kF], mxa[kF], mnb[kF], mxb[kF];
   std::uint64_t below0 = 0, below1 = 0;
-  FloatCarry() {
+  FloatCarry() {  // plain loops, not `= {}`: a strided view calls the pass once per short run
+    for (size_t l = 0; l < kD; ++l) dot[l] = sa[l] = sqa[l] = sb[l] = sqb[l] = ssd[l] = sad[l] = srel[l] = 0;
     for (size_t l = 0; l < kF; ++l) mna[l] = mnb[l] = HUGE_VALF, mxa[l] = mxb[l] = -HUGE_VALF;
   }
 };

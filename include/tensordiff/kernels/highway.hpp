@@ -358,8 +358,9 @@ struct Highway {
 
   /// Benchmark-only: the float-lane pass cut after `stage` (0 loads, 1 + double sums, 2 +
   /// maxima, 3 + relative error and thresholds; 5: stage 3 with × for ÷; 6: assert_close's set
-  /// in float lanes; 7: stage 1 with the product sums from float products; see detail AblationPass) over n pairs of one 16/32-bit float type. The
-  /// README's ablation table comes from it.
+  /// in float lanes; 7: stage 1 with the product sums from float products; see detail
+  /// AblationPass) over n pairs of one 16/32-bit float type. The README's ablation table comes
+  /// from it.
   template <class T> static double ablation(int stage, const T* a, const T* b, std::size_t n) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, "16/32-bit floats");
     switch (stage) {

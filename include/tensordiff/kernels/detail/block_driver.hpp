@@ -62,7 +62,8 @@ using RelTarget = std::true_type;
 /// - `block`: pairs per block, a multiple of `step`;
 /// - `run(Unchecked{} | Checked{}, begin, end, Partial& p, BlockMaxima& m, Partial& fallback)`
 ///   folds the pairs [begin, end) into `p` (sums, counts, side statistics; never count, maxima
-///   or indices) and their maxima into `m`, and returns true. Unchecked: it may instead return
+///   or indices; or into state of the kernel's own that it merges into `out` after the call)
+///   and their maxima into `m`, and returns true. Unchecked: it may instead return
 ///   false, folding nothing, when the block holds a NaN / inf. Checked: vectors holding one go
 ///   to the scalar reference, into `fallback`;
 /// - `index_of(AbsTarget{} | RelTarget{}, begin, end, value)`: the first position in [begin, end)

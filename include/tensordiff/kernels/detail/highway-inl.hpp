@@ -494,14 +494,13 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
       }
     }
   }
-  double abs_in_float = -1.0;  // kAbsInFloat: the block's max |a − b|
   if constexpr (kAbsInFloat) {
     if (HWY_LIKELY(hn::AllTrue(df, hn::Eq(rounded, zf)))) {
-      abs_in_float = LaneExtreme<true>(df, mabs_f);
+      m.abs = LaneExtreme<true>(df, mabs_f);
     } else {  // a difference rounded or an input is NaN / inf: one exact scan tells which
       const AbsMaxScan scan = BlockAbsMax(pa, pb, begin, end);
-      if (!kChecked && !scan.all_finite) return false;
-      abs_in_float = scan.max;
+      if (!kChecked && !scan.all_finite) return false;  // the checked re-run sets m.abs again
+      m.abs = scan.max;
     }
   } else if constexpr (!kChecked) {
     bool finite;
@@ -525,9 +524,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     CarryAdd(d, c.ssd, ssd);
     CarryAdd(d, c.sad, sad);
   }
-  if constexpr (kAbsInFloat) {
-    m.abs = abs_in_float;
-  } else if constexpr (kAbsMax) {
+  if constexpr (kAbsMax && !kAbsInFloat) {
     if (!hn::AllFalse(d, hn::Gt(mabs, hn::Set(d, m.abs_floor)))) m.abs = LaneExtreme<true>(d, mabs);
   }
   if constexpr (kRelSum) CarryAdd(d, c.srel, srel);

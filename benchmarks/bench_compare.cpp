@@ -278,6 +278,8 @@ template <class Kernel> void register_lean(const char* backend, std::size_t byte
         [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, float16, float16>(s, bytes, t, m); });
   }
   reg("BM_compare_transposed/f32", [bytes, t](benchmark::State& s) { bm_compare_transposed<Kernel, float>(s, bytes, t); });
+  reg("BM_compare_transposed/bf16",
+      [bytes, t](benchmark::State& s) { bm_compare_transposed<Kernel, bfloat16>(s, bytes, t); });
 }
 
 int register_all() {

@@ -122,50 +122,66 @@ TEST(ParallelCompare, StridedViewsMatchScalar) {
 }
 
 /// Equal, or both NaN (byte-swapped random floats are often NaN).
-bool same_value(float x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
+bool same_value(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
 
 /// The walkers against element_as_double: every flat position of [begin, end) exactly once,
-/// with its value; for_each_run (hashing) also in C order.
-void check_walk(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end) {
+/// with its value; for_each_run (hashing) also in C order. T: the views' storage type.
+template <class T> void check_walk(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end) {
   SCOPED_TRACE("range " + std::to_string(begin) + ".." + std::to_string(end));
   std::vector<int> seen(end - begin, 0);
-  detail::for_each_run_pair<float, float>(a, b, begin, end, [&](const float* pa, const float* pb, std::size_t n, std::uint64_t pos) {
+  detail::for_each_run_pair<T, T>(a, b, begin, end, [&](const T* pa, const T* pb, std::size_t n, std::uint64_t pos) {
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_LT(pos + i, end);
       ASSERT_GE(pos + i, begin);
       ++seen[pos + i - begin];
-      ASSERT_PRED2(same_value, pa[i], element_as_double(a, pos + i)) << pos + i;
-      ASSERT_PRED2(same_value, pb[i], element_as_double(b, pos + i)) << pos + i;
+      ASSERT_PRED2(same_value, static_cast<double>(pa[i]), element_as_double(a, pos + i)) << pos + i;
+      ASSERT_PRED2(same_value, static_cast<double>(pb[i]), element_as_double(b, pos + i)) << pos + i;
     }
   });
   for (std::size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "position " << begin + i;
   std::uint64_t next = begin;
-  detail::for_each_run<float>(a, begin, end, [&](const float* p, std::size_t n, std::uint64_t pos) {
+  detail::for_each_run<T>(a, begin, end, [&](const T* p, std::size_t n, std::uint64_t pos) {
     ASSERT_EQ(pos, next);  // C order
-    for (std::size_t i = 0; i < n; ++i) ASSERT_PRED2(same_value, p[i], element_as_double(a, pos + i));
+    for (std::size_t i = 0; i < n; ++i) ASSERT_PRED2(same_value, static_cast<double>(p[i]), element_as_double(a, pos + i));
     next = pos + n;
   });
   EXPECT_EQ(next, end);
 }
 
-TEST(TiledWalk, TransposedPermutedAndWideViews) {
-  // transposed 37 x 301, both sides and one side; a wide transposed 20 x 9000 (rows in pieces);
-  // a permuted 3-d view; byte-swapped transposed; ranges that start and end inside rows.
-  auto base = random_floats(400000, 5);
-  const TensorView t1(base.data(), DType::float32, Shape{37, 301}, Strides{1, 37});
-  const TensorView c1(base.data() + 20000, DType::float32, Shape{37, 301});
-  const TensorView wide(base.data(), DType::float32, Shape{20, 9000}, Strides{1, 20});
-  const TensorView wide_c(base.data() + 200000, DType::float32, Shape{20, 9000});
-  const TensorView perm(base.data(), DType::float32, Shape{6, 35, 40}, Strides{1, 6 * 40, 6});
-  const TensorView perm_c(base.data() + 100000, DType::float32, Shape{6, 35, 40});
+/// check_walk over views of random bytes read as `dtype` (storage T): transposed 37 x 301,
+/// both sides and one side (register-transposed tiles with rows and columns left over for every
+/// tile size); a wide transposed 20 x 9000 (rows in pieces); a tall and wide 70 x 4200 (several
+/// bands and pieces); a permuted 3-d view; byte-swapped transposed; ranges that start and end
+/// inside rows.
+template <class T> void check_layouts(DType dtype) {
+  SCOPED_TRACE(dtype_name(dtype));
+  std::vector<std::uint64_t> words(1000000);
+  std::mt19937_64 rng(5);
+  for (auto& w : words) w = rng();
+  T* base = reinterpret_cast<T*>(words.data());
+  const TensorView t1(base, dtype, Shape{37, 301}, Strides{1, 37});
+  const TensorView c1(base + 20000, dtype, Shape{37, 301});
+  const TensorView wide(base, dtype, Shape{20, 9000}, Strides{1, 20});
+  const TensorView wide_c(base + 200000, dtype, Shape{20, 9000});
+  const TensorView tall(base, dtype, Shape{70, 4200}, Strides{1, 70});
+  const TensorView tall_c(base + 300000, dtype, Shape{70, 4200});
+  const TensorView perm(base, dtype, Shape{6, 35, 40}, Strides{1, 6 * 40, 6});
+  const TensorView perm_c(base + 100000, dtype, Shape{6, 35, 40});
   TensorView swapped = t1;
   swapped.byte_order = t1.is_native_order() ? ByteOrder::big : ByteOrder::little;
   for (auto [a, b] : {std::pair{t1, c1}, std::pair{c1, t1}, std::pair{t1, t1}, std::pair{wide, wide_c},
-                      std::pair{perm, perm_c}, std::pair{swapped, c1}}) {
+                      std::pair{tall_c, tall}, std::pair{perm, perm_c}, std::pair{swapped, c1}}) {
     const std::uint64_t n = a.numel();
     for (auto [lo, hi] : {std::pair<std::uint64_t, std::uint64_t>{0, n}, {5, n - 7}, {301 * 3 + 1, 301 * 9}, {0, 1}})
-      check_walk(a, b, lo, hi);
+      check_walk<T>(a, b, lo, hi);
   }
+}
+
+TEST(TiledWalk, TransposedPermutedAndWideViews) {
+  check_layouts<std::int8_t>(DType::int8);  // no register tile: the scalar band fill
+  check_layouts<std::int16_t>(DType::int16);
+  check_layouts<float>(DType::float32);
+  check_layouts<double>(DType::float64);
 }
 
 TEST(CompareMany, SameAsOneByOne) {

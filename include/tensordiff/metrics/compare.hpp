@@ -36,7 +36,7 @@ struct CompareOptions {
   /// Relative-error thresholds of Comparison::one_thousandth_ratio and
   /// Comparison::five_thousandths_ratio: the share of elements with rel < threshold (strictly).
   double rel_thresholds[2] = {1e-3, 5e-3};
-  /// Elements per chunk (at least 16 whole rows for a transposed view, see
+  /// Elements per chunk (at least detail::tile_rows whole rows for a transposed view, see
   /// detail::chunk_for_views). Chunks are merged in index order, so results are
   /// bitwise identical for any thread count; only the chunk size changes rounding. 2^18: each
   /// chunk rescans one kernel block per maximum to find its index, which cost ~6 % of the pass
@@ -138,7 +138,7 @@ Partial accumulate_range(const TensorView& a, const TensorView& b, std::uint64_t
   return p;
 }
 
-/// The chunk size for a pair of views: `chunk`, or at least tile_rows (32) whole rows when a
+/// The chunk size for a pair of views: `chunk`, or at least tile_rows (64) whole rows when a
 /// view reads faster across rows (transposed), so the tiled walk (core/detail/runs.hpp) reads
 /// long column runs. It depends on the shape and layout only, never on the thread count.
 inline std::size_t chunk_for_views(const TensorView& a, const TensorView& b, std::size_t chunk) {

@@ -114,7 +114,7 @@ inline constexpr std::size_t gather_block = 512;
 
 /// Bytes of one side's band buffer in the tiled pair walk: half an L2 of the server cores
 /// measured (1 MiB), 64 rows of a 2,048-wide f32 matrix. Against 256 KiB × 32 rows: +8–10 % on
-/// a transposed f32 compare, within noise for bf16 (AMD EPYC Zen 4, sixth / seventh sessions).
+/// a transposed f32 compare, within noise for bf16 (AMD EPYC Zen 4, seventh session).
 inline constexpr std::size_t tile_bytes = std::size_t{512} << 10;
 /// Rows of a band in the tiled pair walk, at least: each column is read in runs this long.
 inline constexpr std::size_t tile_rows = 64;
@@ -237,7 +237,7 @@ void walk_pair_runs(const TensorView& a, const TensorView& b, const CoalescedLay
 /// Tiled walk: when a view reads faster across rows than along them (a
 /// transposed matrix, a column-major or permuted tensor), element-by-element
 /// gathering would touch one cache line per element. The whole rows of the
-/// range are then gathered in bands of ≥ 16 rows (fill_band: column by column,
+/// range are then gathered in bands of tile_rows rows or more (fill_band: column by column,
 /// so consecutive reads share cache lines) and handed to f row by row (rows wider
 /// than a band in column pieces, so f sees whole rows in C order only when they
 /// fit: kernels merge in any order); partial rows at the range's ends take the
@@ -257,9 +257,9 @@ void for_each_run_pair(const TensorView& a, const TensorView& b, std::uint64_t b
     return;
   }
   walk_pair_runs<TA, TB>(a, b, L, swap_a, swap_b, begin, first_row * w, f);  // head of a row
-  // A band is `band` rows × `cw` columns: ≥ tile_rows rows, so each column is read in
-  // contiguous runs of whole cache lines; rows wider than cw are handed over in column
-  // pieces (kernels merge in any order).
+  // A band is `band` rows × `cw` columns: ≥ tile_rows rows unless the range has fewer, so
+  // each column is read in contiguous runs of whole cache lines; rows wider than cw are
+  // handed over in column pieces (kernels merge in any order).
   const std::size_t cw = static_cast<std::size_t>(std::min<std::uint64_t>(w, std::max<std::size_t>(16, tile_bytes / (tile_rows * item))));
   const std::size_t band = static_cast<std::size_t>(  // no taller than the range's whole rows
       std::min<std::uint64_t>(last_row - first_row, std::max<std::size_t>(tile_rows, tile_bytes / (cw * item))));

@@ -118,18 +118,35 @@ template <class Kernel, class TA, class TB> void bm_compare(benchmark::State& st
   bm_compare_set<Kernel, TA, TB>(st, bytes, threads, metric::all);
 }
 
-/// compare() of a contiguous side against a transposed one: the expected side is the same
-/// buffer read as the transpose of a rows × cols column-major matrix (the tiled walker).
-template <class Kernel, class T> void bm_compare_transposed(benchmark::State& st, std::size_t bytes, unsigned threads) {
+/// A contiguous 1024-row view and a transposed one of `bytes` in all: the expected side is the
+/// same buffer read as the transpose of a rows × cols column-major matrix (the tiled walker).
+template <class T> std::pair<TensorView, TensorView> transposed_pair(std::size_t bytes) {
   const std::size_t n = bytes / (2 * sizeof(T));
   const DataSet& d = data<T, T>(n, std::string(dtype_name(dtype_of<T>())) + dtype_name(dtype_of<T>()) + std::to_string(n));
   const std::int64_t rows = 1024, cols = static_cast<std::int64_t>(n) / rows;
-  const TensorView va(d.a.get(), dtype_of<T>(), Shape{rows, cols});
-  const TensorView vb(d.b.get(), dtype_of<T>(), Shape{rows, cols}, Strides{1, rows});
+  return {TensorView(d.a.get(), dtype_of<T>(), Shape{rows, cols}),
+          TensorView(d.b.get(), dtype_of<T>(), Shape{rows, cols}, Strides{1, rows})};
+}
+
+/// compare() of a contiguous side against a transposed one (transposed_pair).
+template <class Kernel, class T> void bm_compare_transposed(benchmark::State& st, std::size_t bytes, unsigned threads) {
+  const auto [va, vb] = transposed_pair<T>(bytes);
   CompareOptions o;
   o.threads = threads;
   for (auto _ : st) benchmark::DoNotOptimize(compare<Kernel>(va, vb, o).partial.count);
-  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(rows * cols * 2 * sizeof(T)));
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(va.numel() * 2 * sizeof(T)));
+}
+
+/// The tiled walk alone, on BM_compare_transposed's views: the transposed side gathered band by
+/// band as compare() does, the contiguous side not read, no kernel. Per byte of the pair, so it
+/// reads against BM_compare: a transposed compare costs at least this walk plus the contiguous
+/// kernel, so it reaches 0.5x the contiguous compare only when this walk is at least as fast.
+template <class T> void bm_tiled_walk(benchmark::State& st, std::size_t bytes) {
+  const auto [va, vb] = transposed_pair<T>(bytes);
+  for (auto _ : st)
+    detail::for_each_run_pair<T, T>(va, vb, 0, va.numel(),
+                                    [](const T*, const T* pb, std::size_t m, std::uint64_t) { benchmark::DoNotOptimize(pb[m - 1]); });
+  st.SetBytesProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(va.numel() * 2 * sizeof(T)));
 }
 
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
@@ -282,6 +299,16 @@ template <class Kernel> void register_lean(const char* backend, std::size_t byte
       [bytes, t](benchmark::State& s) { bm_compare_transposed<Kernel, bfloat16>(s, bytes, t); });
 }
 
+/// The tiled walk without a kernel (one thread: the walk itself is serial within a chunk).
+void register_tiled_walk(std::size_t bytes) {
+  for (auto [name, fn] : {std::pair{"BM_tiled_walk/f32/", &bm_tiled_walk<float>},
+                          std::pair{"BM_tiled_walk/bf16/", &bm_tiled_walk<bfloat16>}}) {
+    auto* b = benchmark::RegisterBenchmark((name + std::to_string(bytes)).c_str(), fn, bytes);
+    b->Unit(benchmark::kMicrosecond)->UseRealTime();
+    if (bytes >= (std::size_t{256} << 20)) b->Iterations(3);
+  }
+}
+
 int register_all() {
   // The header of every run names the SIMD target the default kernel dispatched to.
   benchmark::AddCustomContext("tensordiff_kernel", kernels::default_kernel_description());
@@ -299,6 +326,7 @@ int register_all() {
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
       register_backend<kernels::Highway>("highway", bytes, t);
       register_lean<kernels::Highway>("highway", bytes, t);
+      if (t == 1) register_tiled_walk(bytes);
       if (t == 1) {
         for (int stage = 0; stage <= 7; ++stage) {
           const std::string tail = "/s" + std::to_string(stage) + "/" + std::to_string(bytes) + "/t1";

@@ -94,16 +94,11 @@ inline std::int64_t byte_offset(const TensorView& v, std::uint64_t flat) {
 /// The raw item bytes of one element, little-endian (swapped if stored big).
 inline std::vector<unsigned char> item_le(const TensorView& v, std::uint64_t flat) {
   const std::size_t n = dtype_size(v.dtype);
+  const auto* src = reinterpret_cast<const unsigned char*>(v.data + byte_offset(v, flat));
+  // big-endian: the bytes of each word reversed (a complex number's halves separately)
+  const std::size_t word = v.byte_order != ByteOrder::big ? 1 : is_complex(v.dtype) ? n / 2 : n;
   std::vector<unsigned char> b(n);
-  std::memcpy(b.data(), v.data + byte_offset(v, flat), n);
-  if (v.byte_order == ByteOrder::big && n > 1) {
-    if (is_complex(v.dtype)) {
-      std::reverse(b.begin(), b.begin() + n / 2);
-      std::reverse(b.begin() + n / 2, b.end());
-    } else {
-      std::reverse(b.begin(), b.end());
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i) b[i] = src[i - i % word + (word - 1 - i % word)];
   return b;
 }
 

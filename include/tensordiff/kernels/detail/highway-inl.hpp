@@ -241,6 +241,9 @@ HWY_INLINE hn::Vec<DF> RelErrorF(DF df, hn::Vec<DF> fa, hn::Vec<DF> fb, hn::Vec<
   return hn::Abs(hn::Div(hn::Sub(n, den), den));
 }
 
+/// Lanes where both x and y are finite (neither NaN nor ±inf).
+template <class V> HWY_INLINE auto BothFinite(V x, V y) { return hn::And(hn::IsFinite(x), hn::IsFinite(y)); }
+
 /// Sum of the lanes of a double vector, in lane order.
 template <class D> HWY_INLINE double LaneSum(D d, hn::Vec<D> v) {
   HWY_ALIGN double t[HWY_MAX_BYTES / sizeof(double)];
@@ -271,7 +274,7 @@ HWY_INLINE size_t FloatRelIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTR
   const auto want = hn::Set(df, static_cast<float>(target)), veps = hn::Set(df, eps);
   for (size_t j = begin; j < end; j += hn::Lanes(df)) {
     const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
-    const auto hit = hn::And(hn::Eq(RelErrorF(df, fa, fb, veps), want), hn::And(hn::IsFinite(fa), hn::IsFinite(fb)));
+    const auto hit = hn::And(hn::Eq(RelErrorF(df, fa, fb, veps), want), BothFinite(fa, fb));
     const intptr_t lane = hn::FindFirstTrue(df, hit);
     if (lane >= 0) return j + static_cast<size_t>(lane);
   }
@@ -291,7 +294,7 @@ HWY_INLINE size_t BlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT
     const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
     auto value = hn::Abs(hn::Sub(va, vb));
     if constexpr (kRel) value = RelErrorD(d, va, vb, eps, r);
-    const auto hit = hn::And(hn::Eq(value, want), hn::And(hn::IsFinite(va), hn::IsFinite(vb)));
+    const auto hit = hn::And(hn::Eq(value, want), BothFinite(va, vb));
     const intptr_t lane = hn::FindFirstTrue(d, hit);
     if (lane >= 0) return j + static_cast<size_t>(lane);
   }
@@ -332,7 +335,7 @@ HWY_INLINE AbsMaxScan BlockAbsMax(const TA* HWY_RESTRICT pa, const TB* HWY_RESTR
   bool all_finite = true;
   for (size_t j = begin; j < end; j += hn::Lanes(d)) {
     const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
-    const auto finite = hn::And(hn::IsFinite(va), hn::IsFinite(vb));
+    const auto finite = BothFinite(va, vb);
     all_finite = all_finite && hn::AllTrue(d, finite);
     mx = hn::Max(mx, hn::IfThenElse(finite, hn::Abs(hn::Sub(va, vb)), hn::Set(d, -1.0)));
   }
@@ -442,7 +445,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
       const size_t j = w + u * NF;
       const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
       if constexpr (kChecked) {
-        if (HWY_UNLIKELY(!hn::AllTrue(df, hn::And(hn::IsFinite(fa), hn::IsFinite(fb))))) {
+        if (HWY_UNLIKELY(!hn::AllTrue(df, BothFinite(fa, fb)))) {
           for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
           continue;
         }
@@ -504,7 +507,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     }
   } else if constexpr (!kChecked) {
     bool finite;
-    if constexpr (kSquares) finite = hn::AllTrue(d, hn::And(hn::IsFinite(sqa), hn::IsFinite(sqb)));
+    if constexpr (kSquares) finite = hn::AllTrue(d, BothFinite(sqa, sqb));
     else if constexpr (kDiffSums) finite = hn::AllTrue(d, hn::IsFinite(ssd));
     else finite = hn::AllTrue(df, hn::IsFinite(probe));
     if (HWY_UNLIKELY(!finite)) return false;
@@ -721,7 +724,7 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   for (size_t j = begin; j < end; j += N) {
     const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
     if constexpr (kChecked) {
-      if (HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(va), hn::IsFinite(vb))))) {
+      if (HWY_UNLIKELY(!hn::AllTrue(d, BothFinite(va, vb)))) {
         for (size_t l = 0; l < N; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
         continue;
       }
@@ -743,7 +746,7 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   // For inputs that widen exactly and are at most 2^128 in magnitude (all but double), a lane's
   // Σx is finite exactly when all its elements were; a double block whose sum overflowed is
   // merely re-run on the checked path.
-  if (!kChecked && !kIntegral && HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(sa), hn::IsFinite(sb)))))
+  if (!kChecked && !kIntegral && HWY_UNLIKELY(!hn::AllTrue(d, BothFinite(sa, sb))))
     return false;
   Partial q;
   q.dot = LaneSum(d, dot);
@@ -783,7 +786,7 @@ HWY_INLINE bool SummarizeBlock(const T* HWY_RESTRICT px, size_t begin, size_t en
       SideAdd(LoadAsDouble(d, px + j), mn0, mx0, s0, q0);
       SideAdd(LoadAsDouble(d, px + j + N), mn1, mx1, s1, q1);
     }
-    if (!is_integral_storage_v<T> && HWY_UNLIKELY(!hn::AllTrue(d, hn::And(hn::IsFinite(s0), hn::IsFinite(s1)))))
+    if (!is_integral_storage_v<T> && HWY_UNLIKELY(!hn::AllTrue(d, BothFinite(s0, s1))))
       return false;
   }
   s.merge(SideLanes(d, mn0, mx0, s0, q0));

@@ -98,10 +98,10 @@ struct TensorView {
 
   /// C-contiguous (row-major, no gaps); extents of 1 may have any stride.
   bool is_contiguous() const noexcept {
-    std::int64_t step = 1;
+    std::uint64_t step = 1;  // unsigned: an empty view's absurd extents wrap, never overflow
     for (std::size_t i = shape.size(); i-- > 0;) {
-      if (shape[i] != 1 && strides[i] != step) return false;
-      step *= shape[i];
+      if (shape[i] != 1 && strides[i] != static_cast<std::int64_t>(step)) return false;
+      step *= static_cast<std::uint64_t>(shape[i]);
     }
     return true;
   }

@@ -357,13 +357,10 @@ inline NpyHeader parse_npy_header(const std::byte* data, std::uint64_t size, con
 /// Strides (in elements) of an npy array: C or Fortran order.
 inline Strides npy_strides(const NpyHeader& h) {
   if (!h.fortran_order) return contiguous_strides(h.shape);
-  Strides s(h.shape.size());
-  std::int64_t step = 1;
-  for (std::size_t i = 0; i < h.shape.size(); ++i) {
-    s[i] = step;
-    step *= h.shape[i] > 0 ? h.shape[i] : 1;
-  }
-  return s;
+  // Fortran order: the C-order strides of the reversed shape, reversed (contiguous_strides wraps
+  // instead of overflowing on an empty array's absurd extents: the fuzzers found that here).
+  const Strides reversed = contiguous_strides(Shape(h.shape.rbegin(), h.shape.rend()));
+  return Strides(reversed.rbegin(), reversed.rend());
 }
 
 /// Loads npy bytes that `owner` keeps alive (a file, or an archive holding

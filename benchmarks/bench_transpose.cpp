@@ -15,10 +15,10 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 #if defined(__AVX512F__)
 #include <immintrin.h>

@@ -359,20 +359,30 @@ int register_all() {
                                  [bytes](benchmark::State& s) {
                                    bm_hash(s, bytes, [](const void* p, std::size_t m) { return crc32(p, m); });
                                  })->Unit(benchmark::kMicrosecond);
-    // CRC-32 of a view: contiguous vs transposed (the tiled walk gathers whole rows in bands)
-    for (bool transposed : {false, true}) {
-      benchmark::RegisterBenchmark(
-          (std::string("BM_crc32_view/") + (transposed ? "transposed/" : "contiguous/") + std::to_string(bytes / 2)).c_str(),
-          [bytes, transposed](benchmark::State& s) {
-            const std::size_t n = bytes / 8;
-            const DataSet& d = data<float, float>(n, std::string("float32float32") + std::to_string(n));
-            const std::int64_t rows = 1024, cols = static_cast<std::int64_t>(n) / rows;
-            const TensorView v = transposed ? TensorView(d.a.get(), DType::float32, Shape{rows, cols}, Strides{1, rows})
-                                            : TensorView(d.a.get(), DType::float32, Shape{rows, cols});
-            for (auto _ : s) benchmark::DoNotOptimize(crc32(v));
-            s.SetBytesProcessed(static_cast<std::int64_t>(s.iterations()) * rows * cols * 4);
-          })->Unit(benchmark::kMicrosecond);
-    }
+    // CRC-32 of a view, contiguous vs transposed (1024 rows): the transposed view folds its rows
+    // side by side (metrics/detail/crc32_transposed.hpp), per item size.
+    auto crc32_view = [bytes](auto tag, const char* name) {
+      using T = decltype(tag);
+      for (bool transposed : {false, true})
+        benchmark::RegisterBenchmark((std::string("BM_crc32_view/") + (transposed ? "transposed/" : "contiguous/") + name +
+                                      "/" + std::to_string(bytes / 2))
+                                         .c_str(),
+                                     [bytes, transposed, name](benchmark::State& s) {
+                                       const std::size_t n = bytes / 2 / sizeof(T);
+                                       const DataSet& d = data<T, T>(n, std::string(name) + std::to_string(n));
+                                       const std::int64_t rows = 1024, cols = static_cast<std::int64_t>(n) / rows;
+                                       const TensorView v =
+                                           transposed ? TensorView(d.a.get(), dtype_of<T>(), Shape{rows, cols}, Strides{1, rows})
+                                                      : TensorView(d.a.get(), dtype_of<T>(), Shape{rows, cols});
+                                       for (auto _ : s) benchmark::DoNotOptimize(crc32(v));
+                                       s.SetBytesProcessed(static_cast<std::int64_t>(s.iterations()) * rows * cols *
+                                                           static_cast<std::int64_t>(sizeof(T)));
+                                     })
+            ->Unit(benchmark::kMicrosecond);
+    };
+    crc32_view(bfloat16{}, "bf16");
+    crc32_view(float{}, "f32");
+    crc32_view(double{}, "f64");
 #endif
   }
   return 0;

@@ -6,6 +6,8 @@
 #include <zlib.h>
 #endif
 
+#include <algorithm>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -112,6 +114,98 @@ TEST(Crc32, BothPathsAgreeWithBitwiseAndZlib) {
   std::printf("[   INFO   ] carry-less multiplication path available here: %s\n",
               detail::crc32_clmul_available() ? "yes" : "no");
 #endif
+}
+
+TEST(Crc32, CombineJoinsPieces) {
+  const auto data = random_bytes(700, 6);
+  for (std::size_t n : {0u, 1u, 5u, 16u, 63u, 64u, 65u, 300u, 700u})
+    for (std::size_t cut = 0; cut <= n; cut += 9) {
+      const std::uint32_t a = crc32(data.data(), cut), b = crc32(data.data() + cut, n - cut);
+      EXPECT_EQ(crc32_combine(a, b, n - cut), bitwise_crc32(data.data(), n)) << n << " split at " << cut;
+    }
+  static_assert(crc32_combine(0xcbf43926u, 0, 0) == 0xcbf43926u);  // usable at compile time
+#if TD_CRC32_HAVE_CLMUL
+  // the one-multiply combine of the transposed path against the bitwise polynomial product
+  if (detail::crc32_clmul_available()) {
+    std::mt19937_64 g(7);
+    for (int i = 0; i < 2000; ++i) {
+      const auto a = static_cast<std::uint32_t>(g()), b = static_cast<std::uint32_t>(g());
+      const std::uint64_t len = 5 + g() % (i < 1000 ? 100000 : std::uint64_t{1} << 40);
+      EXPECT_EQ(detail::crc32_clmul_combine(a, b, detail::crc32_x_power(8 * len - 33, 0)), crc32_combine(a, b, len))
+          << a << ' ' << b << ' ' << len;
+    }
+  }
+#endif
+#if defined(TD_HAS_ZLIB) && TD_HAS_ZLIB
+  std::mt19937_64 g(8);  // zlib's crc32_combine, lengths far beyond any buffer
+  for (int i = 0; i < 200; ++i) {
+    const auto a = static_cast<std::uint32_t>(g()), b = static_cast<std::uint32_t>(g());
+    const auto len = static_cast<z_off_t>(g() % (std::uint64_t{1} << 40));
+    EXPECT_EQ(crc32_combine(a, b, static_cast<std::uint64_t>(len)),
+              static_cast<std::uint32_t>(::crc32_combine(a, b, len)));
+  }
+#endif
+}
+
+// Transposed views of every item size against a C-order copy made by index arithmetic: the side-
+// by-side fold (2-, 4-, 8-byte items, rows >= 64 bytes) for rows and widths on either side of a
+// register tile and of a band, batched and with a reversed inner stride; other item sizes, byte-
+// swapped views and short rows take the ordered walk and must agree too.
+TEST(TensorHash, TransposedViewsHashTheirLogicalOrder) {
+  struct Case {
+    DType t;
+    std::int64_t batch, rows, cols;
+    bool reversed;
+    ByteOrder order;
+  };
+  std::vector<Case> cases;
+  for (DType t : {DType::bfloat16, DType::float32, DType::float64, DType::uint8, DType::complex128}) {
+    const auto item = static_cast<std::int64_t>(dtype_size(t)), lane = std::max<std::int64_t>(1, 16 / item);
+    const std::int64_t min_cols = (64 + item - 1) / item;
+    for (std::int64_t rows : {lane - 1, lane, lane + 1, 2 * lane + 3, std::int64_t{1029}})
+      for (std::int64_t cols : {min_cols - 1, min_cols, min_cols + lane + 1, 8 * lane})
+        if (rows > 0 && rows * cols <= 200000) cases.push_back({t, 1, rows, cols, false, native_byte_order});
+    cases.push_back({t, 3, 2 * lane + 1, min_cols + 3, false, native_byte_order});
+    cases.push_back({t, 1, 3 * lane, min_cols + 5, true, native_byte_order});
+    cases.push_back({t, 2, 3 * lane, min_cols + 5, false,
+                     native_byte_order == ByteOrder::little ? ByteOrder::big : ByteOrder::little});
+  }
+  std::mt19937_64 g(9);
+  int folded = 0;
+  for (const Case& c : cases) {
+    const std::size_t item = dtype_size(c.t), plane = static_cast<std::size_t>(c.rows * c.cols);
+    const auto storage = random_bytes(static_cast<std::size_t>(c.batch) * plane * item, g());
+    // view (b, i, j) is storage item b·rows·cols + j'·rows + i, j' = j or cols − 1 − j (reversed)
+    std::vector<unsigned char> want;  // C-order, little-endian
+    for (std::int64_t b = 0; b < c.batch; ++b)
+      for (std::int64_t i = 0; i < c.rows; ++i)
+        for (std::int64_t j = 0; j < c.cols; ++j) {
+          const std::int64_t jj = c.reversed ? c.cols - 1 - j : j;
+          const unsigned char* e = storage.data() + (static_cast<std::size_t>(b) * plane + static_cast<std::size_t>(jj * c.rows + i)) * item;
+          for (std::size_t k = 0; k < item; ++k) {  // the view's byte order, then little-endian
+            const std::size_t word = c.t == DType::complex128 ? 8 : item, w0 = k / word * word, in_word = k % word;
+            const bool swap = c.order != ByteOrder::little;
+            want.push_back(e[swap ? w0 + word - 1 - in_word : k]);
+          }
+        }
+    const std::byte* data = reinterpret_cast<const std::byte*>(storage.data()) +
+                            (c.reversed ? (c.cols - 1) * c.rows * static_cast<std::int64_t>(item) : 0);
+    const Strides strides = c.batch == 1 ? Strides{1, c.reversed ? -c.rows : c.rows} : Strides{c.rows * c.cols, 1, c.rows};
+    const Shape shape = c.batch == 1 ? Shape{c.rows, c.cols} : Shape{c.batch, c.rows, c.cols};
+    const TensorView v(data, c.t, shape, strides, c.order);
+    SCOPED_TRACE(std::string(dtype_name(c.t)) + " " + std::to_string(c.batch) + "x" + std::to_string(c.rows) + "x" +
+                 std::to_string(c.cols) + (c.reversed ? " reversed" : "") +
+                 (c.order == native_byte_order ? "" : " byte-swapped"));
+    EXPECT_EQ(crc32(v), bitwise_crc32(want.data(), want.size()));
+    std::uint32_t side_by_side = 0;
+    const bool took = detail::crc32_transposed(v, side_by_side);
+    const bool eligible = (item == 2 || item == 4 || item == 8) && c.rows >= static_cast<std::int64_t>(16 / item) &&
+                          c.cols * static_cast<std::int64_t>(item) >= 64 && c.order == native_byte_order &&
+                          native_byte_order == ByteOrder::little && detail::crc32_clmul_available();
+    EXPECT_EQ(took, eligible);
+    folded += took;
+  }
+  std::printf("[   INFO   ] %d of %zu transposed views folded side by side\n", folded, cases.size());
 }
 
 TEST(TensorHash, LayoutAndByteOrderDoNotMatter) {

@@ -2,170 +2,23 @@
 // bytes and of tensors. msprobe's "md5" summary column is this CRC-32 of the
 // tensor's bytes, printed as 8 lowercase hex digits.
 //
-// Two paths: portable slicing-by-16 tables (~4 bytes/cycle), and carry-less
-// multiplication folding (Intel's "Fast CRC computation using PCLMULQDQ",
-// constants as in zlib-ng and Chromium) at 64 bytes per step. The folding path
-// is used when the translation unit is compiled with PCLMUL and SSE4.1, or,
-// with GCC/Clang on x86-64, selected at run time when the CPU has them.
+// Two paths (detail/crc32_fold.hpp): portable slicing-by-16 tables (~4 bytes/cycle), and
+// carry-less multiplication folding (Intel's "Fast CRC computation using PCLMULQDQ", constants as
+// in zlib-ng and Chromium) at 64 bytes per step. The folding path is used when the translation
+// unit is compiled with PCLMUL and SSE4.1, or, with GCC/Clang on x86-64, selected at run time when
+// the CPU has them. Transposed views fold many rows side by side (detail/crc32_transposed.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 
 #include "../core/tensor_view.hpp"
+#include "detail/crc32_fold.hpp"
+#include "detail/crc32_transposed.hpp"
 #include "detail/hash_blocks.hpp"
 
-/// \cond detail
-#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define TD_CRC32_HAVE_CLMUL 1
-#if defined(__PCLMUL__) && defined(__SSE4_1__)
-#define TD_CRC32_CLMUL_STATIC 1  // compiled in: no run-time check needed
-#define TD_CRC32_CLMUL_TARGET
-#else
-#define TD_CRC32_CLMUL_STATIC 0
-#define TD_CRC32_CLMUL_TARGET __attribute__((target("pclmul,sse4.1")))
-#endif
-#else
-#define TD_CRC32_HAVE_CLMUL 0
-#endif
-/// \endcond
-
 TD_NAMESPACE_BEGIN
-namespace detail {
-
-/// tables[k][b]: CRC of byte b followed by k zero bytes.
-struct Crc32Tables {
-  std::uint32_t t[16][256];
-};
-constexpr Crc32Tables make_crc32_tables() {
-  Crc32Tables r{};
-  for (std::uint32_t b = 0; b < 256; ++b) {
-    std::uint32_t c = b;
-    for (int i = 0; i < 8; ++i) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
-    r.t[0][b] = c;
-  }
-  for (int k = 1; k < 16; ++k)
-    for (std::uint32_t b = 0; b < 256; ++b) r.t[k][b] = (r.t[k - 1][b] >> 8) ^ r.t[0][r.t[k - 1][b] & 0xffu];
-  return r;
-}
-inline constexpr Crc32Tables crc32_tables = make_crc32_tables();
-
-/// Portable path on the pre- and post-inverted register `c`.
-inline std::uint32_t crc32_slice16(std::uint32_t c, const unsigned char* p, std::size_t n) noexcept {
-  const auto& t = crc32_tables.t;
-  if constexpr (native_byte_order == ByteOrder::little) {
-    for (; n >= 16; n -= 16, p += 16) {
-      std::uint32_t w[4];
-      std::memcpy(w, p, 16);
-      w[0] ^= c;
-      c = t[15][w[0] & 0xff] ^ t[14][(w[0] >> 8) & 0xff] ^ t[13][(w[0] >> 16) & 0xff] ^ t[12][w[0] >> 24] ^
-          t[11][w[1] & 0xff] ^ t[10][(w[1] >> 8) & 0xff] ^ t[9][(w[1] >> 16) & 0xff] ^ t[8][w[1] >> 24] ^
-          t[7][w[2] & 0xff] ^ t[6][(w[2] >> 8) & 0xff] ^ t[5][(w[2] >> 16) & 0xff] ^ t[4][w[2] >> 24] ^
-          t[3][w[3] & 0xff] ^ t[2][(w[3] >> 8) & 0xff] ^ t[1][(w[3] >> 16) & 0xff] ^ t[0][w[3] >> 24];
-    }
-  }
-  for (; n > 0; --n, ++p) c = (c >> 8) ^ t[0][(c ^ *p) & 0xffu];
-  return c;
-}
-
-#if TD_CRC32_HAVE_CLMUL
-/// acc * x^128 + next (mod P), as a 128-bit remainder-equivalent.
-TD_CRC32_CLMUL_TARGET inline __m128i crc32_fold128(__m128i acc, __m128i next, __m128i k) noexcept {
-  const __m128i lo = _mm_clmulepi64_si128(acc, k, 0x00);
-  const __m128i hi = _mm_clmulepi64_si128(acc, k, 0x11);
-  return _mm_xor_si128(_mm_xor_si128(hi, next), lo);
-}
-
-/// Folding path on the inverted register; n >= 64 and a multiple of 16.
-TD_CRC32_CLMUL_TARGET inline std::uint32_t crc32_clmul_fold(std::uint32_t crc, const unsigned char* buf,
-                                                            std::size_t len) noexcept {
-  // x^(4*128±32) and x^(128±32) mod P, bit-reflected; then the Barrett constants.
-  const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596, 0x0154442bd4);
-  const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009e, 0x01751997d0);
-  const __m128i k5 = _mm_set_epi64x(0, 0x0163cd6124);
-  const __m128i poly = _mm_set_epi64x(0x01f7011641, 0x01db710641);
-  const __m128i mask32 = _mm_setr_epi32(~0, 0, ~0, 0);
-
-  __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + 0x00));
-  __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + 0x10));
-  __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + 0x20));
-  __m128i x4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + 0x30));
-  x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128(static_cast<int>(crc)));
-  buf += 64;
-  len -= 64;
-  for (; len >= 64; buf += 64, len -= 64) {  // four independent 128-bit lanes
-    const __m128i x5 = _mm_clmulepi64_si128(x1, k1k2, 0x00);
-    const __m128i x6 = _mm_clmulepi64_si128(x2, k1k2, 0x00);
-    const __m128i x7 = _mm_clmulepi64_si128(x3, k1k2, 0x00);
-    const __m128i x8 = _mm_clmulepi64_si128(x4, k1k2, 0x00);
-    x1 = _mm_clmulepi64_si128(x1, k1k2, 0x11);
-    x2 = _mm_clmulepi64_si128(x2, k1k2, 0x11);
-    x3 = _mm_clmulepi64_si128(x3, k1k2, 0x11);
-    x4 = _mm_clmulepi64_si128(x4, k1k2, 0x11);
-    x1 = _mm_xor_si128(_mm_xor_si128(x1, x5), _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + 0x00)));
-    x2 = _mm_xor_si128(_mm_xor_si128(x2, x6), _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + 0x10)));
-    x3 = _mm_xor_si128(_mm_xor_si128(x3, x7), _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + 0x20)));
-    x4 = _mm_xor_si128(_mm_xor_si128(x4, x8), _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf + 0x30)));
-  }
-  x1 = crc32_fold128(x1, x2, k3k4);
-  x1 = crc32_fold128(x1, x3, k3k4);
-  x1 = crc32_fold128(x1, x4, k3k4);
-  for (; len >= 16; buf += 16, len -= 16)
-    x1 = crc32_fold128(x1, _mm_loadu_si128(reinterpret_cast<const __m128i*>(buf)), k3k4);
-
-  // 128 -> 64 bits, then 64 -> 32 by Barrett reduction.
-  x2 = _mm_clmulepi64_si128(x1, k3k4, 0x10);
-  x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), x2);
-  x2 = _mm_srli_si128(x1, 4);
-  x1 = _mm_and_si128(x1, mask32);
-  x1 = _mm_clmulepi64_si128(x1, k5, 0x00);
-  x1 = _mm_xor_si128(x1, x2);
-  x2 = _mm_and_si128(x1, mask32);
-  x2 = _mm_clmulepi64_si128(x2, poly, 0x10);
-  x2 = _mm_and_si128(x2, mask32);
-  x2 = _mm_clmulepi64_si128(x2, poly, 0x00);
-  x1 = _mm_xor_si128(x1, x2);
-  return static_cast<std::uint32_t>(_mm_extract_epi32(x1, 1));
-}
-
-/// Whether the folding path can run here.
-inline bool crc32_clmul_available() noexcept {
-#if TD_CRC32_CLMUL_STATIC
-  return true;
-#else
-  static const bool ok = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
-  return ok;
-#endif
-}
-#else
-inline bool crc32_clmul_available() noexcept { return false; }
-#endif
-
-/// The portable path alone (tests compare it with the folding path).
-inline std::uint32_t crc32_update_portable(std::uint32_t crc, const void* data, std::size_t n) noexcept {
-  return ~crc32_slice16(~crc, static_cast<const unsigned char*>(data), n);
-}
-
-/// The folding path for the bulk, the tables for the tail; the portable path
-/// where folding is unavailable.
-inline std::uint32_t crc32_update_clmul(std::uint32_t crc, const void* data, std::size_t n) noexcept {
-  auto p = static_cast<const unsigned char*>(data);
-  std::uint32_t c = ~crc;
-#if TD_CRC32_HAVE_CLMUL
-  if (n >= 64 && crc32_clmul_available()) {
-    const std::size_t bulk = n & ~std::size_t{15};
-    c = crc32_clmul_fold(c, p, bulk);
-    p += bulk;
-    n -= bulk;
-  }
-#endif
-  return ~crc32_slice16(c, p, n);
-}
-
-}  // namespace detail
 
 /// Extends a CRC-32 with `n` more bytes; start from 0. Same results as zlib's
 /// crc32(crc, data, n): crc32_update(0, "123456789", 9) == 0xcbf43926.
@@ -176,11 +29,18 @@ inline std::uint32_t crc32_update(std::uint32_t crc, const void* data, std::size
 /// CRC-32 of `n` bytes.
 inline std::uint32_t crc32(const void* data, std::size_t n) noexcept { return crc32_update(0, data, n); }
 
+/// CRC-32 of A followed by B, from crc_a = crc32(A), crc_b = crc32(B) and len_b = |B| in bytes, as
+/// zlib's crc32_combine: lets pieces be hashed apart (threads, shards) and joined in order.
+constexpr std::uint32_t crc32_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t len_b) noexcept {
+  return detail::crc32_combine_with(crc_a, crc_b, detail::crc32_shift_operator(len_b));
+}
+
 /// CRC-32 of a tensor's logical elements: C order, little-endian, the view's
 /// own dtype (bfloat16 as its 16-bit pattern). Equal tensors hash equal
 /// whatever their strides or byte order.
 inline std::uint32_t crc32(const TensorView& v) {
   std::uint32_t c = 0;
+  if (detail::crc32_transposed(v, c)) return c;
   detail::for_each_le_block(v, [&](const std::byte* p, std::size_t n) { c = crc32_update(c, p, n); });
   return c;
 }

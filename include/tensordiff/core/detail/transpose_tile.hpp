@@ -20,13 +20,9 @@ namespace detail {
 /// Whether transpose_tile<Item> exists.
 template <std::size_t Item> inline constexpr bool has_transpose_tile = Item == 2 || Item == 4 || Item == 8;
 
-/// Transposes one tile: column j (j < L) starts at src + j·col_bytes and holds items k = 0 … L−1
-/// of that column; row k of the result goes to dst + k·row_bytes, items j = 0 … L−1.
-template <std::size_t Item>
-inline void transpose_tile(const std::byte* src, std::int64_t col_bytes, std::byte* dst, std::size_t row_bytes) {
-  constexpr int L = static_cast<int>(16 / Item);
-  __m128i v[L];
-  for (int j = 0; j < L; ++j) v[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + j * col_bytes));
+/// Transposes L × L items of `Item` bytes in registers: on entry v[j] holds items k = 0 … L−1 of
+/// column j, on return v[k] holds items j = 0 … L−1 of row k.
+template <std::size_t Item> inline void transpose_tile_in_registers(__m128i* v) {
   if constexpr (Item == 8) {
     const __m128i r0 = _mm_unpacklo_epi64(v[0], v[1]), r1 = _mm_unpackhi_epi64(v[0], v[1]);
     v[0] = r0, v[1] = r1;
@@ -53,6 +49,22 @@ inline void transpose_tile(const std::byte* src, std::int64_t col_bytes, std::by
       v[2 * k + 1] = _mm_unpackhi_epi64(c[k], c[k + 4]);
     }
   }
+}
+
+/// Loads the L columns of one tile (column j starts at src + j·col_bytes) into v.
+template <std::size_t Item> inline void load_tile_columns(const std::byte* src, std::int64_t col_bytes, __m128i* v) {
+  for (int j = 0; j < static_cast<int>(16 / Item); ++j)
+    v[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + j * col_bytes));
+}
+
+/// Transposes one tile: column j (j < L) starts at src + j·col_bytes and holds items k = 0 … L−1
+/// of that column; row k of the result goes to dst + k·row_bytes, items j = 0 … L−1.
+template <std::size_t Item>
+inline void transpose_tile(const std::byte* src, std::int64_t col_bytes, std::byte* dst, std::size_t row_bytes) {
+  constexpr int L = static_cast<int>(16 / Item);
+  __m128i v[L];
+  load_tile_columns<Item>(src, col_bytes, v);
+  transpose_tile_in_registers<Item>(v);
   for (int k = 0; k < L; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k * row_bytes), v[k]);
 }
 #else

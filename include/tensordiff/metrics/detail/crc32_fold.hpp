@@ -26,6 +26,9 @@
 TD_NAMESPACE_BEGIN
 namespace detail {
 
+/// c·x modulo P on a bit-reflected register: one bit of the table-free CRC.
+constexpr std::uint32_t crc32_times_x(std::uint32_t c) noexcept { return (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u))); }
+
 /// tables[k][b]: CRC of byte b followed by k zero bytes.
 struct Crc32Tables {
   std::uint32_t t[16][256];
@@ -34,7 +37,7 @@ constexpr Crc32Tables make_crc32_tables() {
   Crc32Tables r{};
   for (std::uint32_t b = 0; b < 256; ++b) {
     std::uint32_t c = b;
-    for (int i = 0; i < 8; ++i) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    for (int i = 0; i < 8; ++i) c = crc32_times_x(c);
     r.t[0][b] = c;
   }
   for (int k = 1; k < 16; ++k)
@@ -168,7 +171,7 @@ constexpr std::uint32_t crc32_multmodp(std::uint32_t a, std::uint32_t b) noexcep
   std::uint32_t p = 0;
   for (std::uint32_t m = 1u << 31; m; m >>= 1) {
     if (a & m) p ^= b;
-    b = (b >> 1) ^ (0xEDB88320u & (0u - (b & 1u)));  // b·x
+    b = crc32_times_x(b);
   }
   return p;
 }

@@ -63,8 +63,8 @@ TD_CRC32_CLMUL_TARGET inline void crc32_fold_columns(const std::byte* col, std::
     __m128i a = First ? init : acc[row].v;
     for (std::size_t c = 0; c < Chunks; ++c) {
       alignas(16) std::byte chunk[16];
-      const std::byte* tile = col + static_cast<std::int64_t>(c) * chunk_bytes + static_cast<std::int64_t>(row * Item);
-      for (std::size_t j = 0; j < L; ++j) std::memcpy(chunk + j * Item, tile + static_cast<std::int64_t>(j) * col_bytes, Item);
+      gather_bytes(col + static_cast<std::int64_t>(c) * chunk_bytes + static_cast<std::int64_t>(row * Item),
+                   col_bytes / static_cast<std::int64_t>(Item), Item, L, 0, chunk);
       const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(chunk));
       a = First && c == 0 ? _mm_xor_si128(v, init) : crc32_fold128(a, v, k);
     }
@@ -83,11 +83,13 @@ TD_CRC32_CLMUL_TARGET void crc32_fold_band(const std::byte* base, std::int64_t c
                                            std::size_t chunks, Crc32Lane* acc) {
   constexpr std::size_t L = 16 / Item, step = crc32_chunks_per_step;
   const std::int64_t chunk_bytes = static_cast<std::int64_t>(L) * col_bytes;
-  std::size_t c = chunks < step ? 1 : step;
-  if (c == step)
+  std::size_t c = 1;  // columns folded so far, in chunks
+  if (chunks >= step) {
     crc32_fold_columns<Item, true, step>(base, col_bytes, rows, acc);
-  else
+    c = step;
+  } else {
     crc32_fold_columns<Item, true, 1>(base, col_bytes, rows, acc);
+  }
   for (; c + step <= chunks; c += step)
     crc32_fold_columns<Item, false, step>(base + static_cast<std::int64_t>(c) * chunk_bytes, col_bytes, rows, acc);
   for (; c < chunks; ++c)
@@ -138,7 +140,9 @@ template <std::size_t Item> bool crc32_transposed_items(const TensorView& v, std
 /// caller then walks v in order.
 inline bool crc32_transposed(const TensorView& v, std::uint32_t& crc) {
 #if TD_CRC32_HAVE_CLMUL && defined(__SSE2__)
-  if (native_byte_order != ByteOrder::little || !v.is_native_order() || v.numel() == 0 || !crc32_clmul_available())
+  // is_contiguous first: the common case leaves without coalescing the layout the walk coalesces again
+  if (native_byte_order != ByteOrder::little || !v.is_native_order() || v.numel() == 0 || v.is_contiguous() ||
+      !crc32_clmul_available())
     return false;
   switch (v.itemsize()) {
     case 2: return crc32_transposed_items<2>(v, crc);

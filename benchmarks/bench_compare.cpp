@@ -328,7 +328,7 @@ int register_all() {
       register_lean<kernels::Highway>("highway", bytes, t);
       if (t == 1) register_tiled_walk(bytes);
       if (t == 1) {
-        for (int stage = 0; stage <= 7; ++stage) {
+        for (int stage = 0; stage <= 8; ++stage) {
           const std::string tail = "/s" + std::to_string(stage) + "/" + std::to_string(bytes) + "/t1";
           auto reg = [&](const char* dt, auto fn) {
             auto* b = benchmark::RegisterBenchmark(("BM_ablation/" + std::string(dt) + tail).c_str(), fn);

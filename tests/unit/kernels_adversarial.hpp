@@ -1,7 +1,7 @@
 // Adversarial data for the kernel tests (Highway on every target, xsimd, Eigen): relative errors
 // exactly on each threshold and one float / double step either side, maxima tied at several
 // indices, zeros (and −0) in the bench side, denormals, exponent gaps where fl32 or fl64(a − b)
-// rounds, NaN / ±inf at vector and block edges and in the tails, lengths 0 .. 3·block + 7, and
+// rounds or overflows, NaN / ±inf at vector and block edges and in the tails, lengths 0 .. 3·block + 7, and
 // every metric set. Each kernel is checked against kernels::Scalar (exact fields bit for bit) and
 // the long-double sums of kernels_test_common.hpp.
 #pragma once
@@ -105,6 +105,10 @@ template <class TA, class TB> PairData<TA, TB> adversarial_pairs(std::size_t n, 
       x = std::ldexp(1.0 + small(rng) / 8.0, hi);
       y = std::ldexp(1.0 + small(rng) / 8.0, lo);
       if (kind(rng) < 50) std::swap(x, y);
+    } else if (k < 60 && fa && fb && !wide && std::is_same_v<TA, TB> && !std::is_same_v<TA, float16>) {
+      // opposite signs near the float maximum: fl32(a − b) overflows, fl64(a − b) does not
+      x = std::ldexp(1.0 + small(rng) / 8.0, 126 + small(rng) % 2);
+      y = -std::ldexp(1.0 + small(rng) / 8.0, 126 + small(rng) % 2);
     } else if (k < 62) {
       x = y = 0;
     } else {  // ordinary small errors

@@ -358,7 +358,8 @@ struct Highway {
 
   /// Benchmark-only: the float-lane pass cut after `stage` (0 loads, 1 + double sums, 2 +
   /// maxima, 3 + relative error and thresholds; 5: stage 3 with × for ÷; 6: assert_close's set
-  /// in float lanes; 7: stage 1 with the product sums from float products; see detail
+  /// in float lanes; 7: stage 1 with the product sums from float products; 8: stage 6 with the
+  /// kernel's exactness test of max |a − b|; see detail
   /// AblationPass) over n pairs of one 16/32-bit float type. The README's ablation table comes
   /// from it.
   template <class T> static double ablation(int stage, const T* a, const T* b, std::size_t n) {
@@ -370,7 +371,8 @@ struct Highway {
       case 3: { TD_HWY_DISPATCH(AblationPass<3, T>(a, b, n)) }
       case 5: { TD_HWY_DISPATCH(AblationPass<5, T>(a, b, n)) }
       case 6: { TD_HWY_DISPATCH(AblationPass<6, T>(a, b, n)) }
-      default: { TD_HWY_DISPATCH(AblationPass<7, T>(a, b, n)) }
+      case 7: { TD_HWY_DISPATCH(AblationPass<7, T>(a, b, n)) }
+      default: { TD_HWY_DISPATCH(AblationPass<8, T>(a, b, n)) }
     }
   }
 

@@ -241,6 +241,18 @@ HWY_INLINE hn::Vec<DF> RelErrorF(DF df, hn::Vec<DF> fa, hn::Vec<DF> fb, hn::Vec<
   return hn::Abs(hn::Div(hn::Sub(n, den), den));
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3  // every AVX-512 target
+inline constexpr bool kDirectedSub = true;
+/// a − b rounded toward +inf (kUp) or −inf: AVX-512 encodes the rounding mode in the instruction.
+template <bool kUp, class V> HWY_INLINE V SubDirected(V a, V b) {
+  constexpr int kMode = (kUp ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_NEG_INF) | _MM_FROUND_NO_EXC;
+  return V{_mm512_sub_round_ps(a.raw, b.raw, kMode)};
+}
+#else
+inline constexpr bool kDirectedSub = false;  // no per-instruction rounding: FloatBlock's residual test
+template <bool kUp, class V> HWY_INLINE V SubDirected(V a, V) { return a; }
+#endif
+
 /// Lanes where both x and y are finite (neither NaN nor ±inf).
 template <class V> HWY_INLINE auto BothFinite(V x, V y) { return hn::And(hn::IsFinite(x), hn::IsFinite(y)); }
 
@@ -402,6 +414,22 @@ HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_REST
   hn::Store(hn::Max(hn::Load(df, mx_carry), mx), df, mx_carry);
 }
 
+/// One step of max |a − b| in float lanes with its exactness test (FloatBlock's kAbsInFloat):
+/// `rounded` stays ±0 while every a − b was exact; the maximum goes to `mabs_bits` (AVX-512) or
+/// `mabs_f` (elsewhere). Vectors by reference: SVE-safe.
+template <class VF, class VU> HWY_INLINE void AbsMaxInFloat(VF fa, VF fb, VF& mabs_f, VU& mabs_bits, VF& rounded) {
+  if constexpr (kDirectedSub) {
+    const hn::DFromV<VU> du;
+    const VF down = SubDirected<false>(fa, fb), up = SubDirected<true>(fa, fb);
+    rounded = hn::Or(rounded, hn::Xor(down, up));  // ±0 only where a − b = 0 (down gives −0)
+    mabs_bits = hn::Max(mabs_bits, hn::BitCast(du, hn::Abs(up)));
+  } else {
+    const VF diff = hn::Sub(fa, fb);
+    mabs_f = hn::Max(mabs_f, hn::Abs(diff));
+    rounded = hn::Or3(rounded, hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb));
+  }
+}
+
 /// One block [begin, end) of the float-lane pass (drive_blocks' `run`): sums, counts and side
 /// extremes into the carry `c`, the block maxima into `m`; only the parts in kParts are computed.
 ///
@@ -414,6 +442,11 @@ HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_REST
 /// overflowed s gives inf / NaN. A block where any pair rounded takes BlockAbsMax instead.
 /// A NaN / inf input also makes a residual NaN, so the residuals are that set's finiteness
 /// probe: a block with a non-zero residual is re-run checked if BlockAbsMax finds such a pair.
+/// AVX-512 rounds per instruction, so there the test is a − b rounded down and up (SubDirected:
+/// equal iff exact; 3 operations instead of 5, the set's loop runs ~20 % faster in cache), and
+/// |a − b| is kept as unsigned bits (an integer max orders non-negative floats as floats do and
+/// keeps a NaN, whose bits lie above +inf's, where a float max would drop it), so a non-finite
+/// maximum is that path's finiteness probe.
 template <unsigned kParts, bool kChecked, class TA, class TB>
 HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                           std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f,
@@ -437,6 +470,8 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   auto mna = hn::Set(df, HUGE_VALF), mxa = hn::Set(df, -HUGE_VALF), mnb = mna, mxb = mxa;
   auto mrel = hn::Set(df, -1.0f), probe = hn::Zero(df);
   auto mabs_f = hn::Set(df, -1.0f), rounded = hn::Zero(df);
+  const hn::RebindToUnsigned<decltype(df)> du;
+  auto mabs_bits = hn::Zero(du);  // the directed path's max |a − b|, as bits
   const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f);
   const auto zf = hn::Zero(df);
   std::uint64_t below0 = 0, below1 = 0;  // popcounts: a masked vector add each cost ~10 % of the pass
@@ -456,11 +491,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
         MinMax(fa, mna, mxa);
         MinMax(fb, mnb, mxb);
       }
-      if constexpr (kAbsInFloat) {
-        const auto diff = hn::Sub(fa, fb);
-        mabs_f = hn::Max(mabs_f, hn::Abs(diff));
-        rounded = hn::Or3(rounded, hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb));
-      }
+      if constexpr (kAbsInFloat) AbsMaxInFloat(fa, fb, mabs_f, mabs_bits, rounded);
       if constexpr (kRel) {
         const auto q = RelErrorF(df, fa, fb, eps);
         if constexpr (kRelMax) {
@@ -498,7 +529,10 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     }
   }
   if constexpr (kAbsInFloat) {
-    if (HWY_LIKELY(hn::AllTrue(df, hn::Eq(rounded, zf)))) {
+    if constexpr (kDirectedSub) mabs_f = hn::BitCast(df, mabs_bits);
+    // Eq, not a bit test: the directed path's only exact pair with down ≠ up is (−0, +0)
+    const bool exact = hn::AllTrue(df, hn::Eq(rounded, zf)) && (!kDirectedSub || hn::AllTrue(df, hn::IsFinite(mabs_f)));
+    if (HWY_LIKELY(exact)) {
       m.abs = LaneExtreme<true>(df, mabs_f);
     } else {  // a difference rounded or an input is NaN / inf: one exact scan tells which
       const AbsMaxScan scan = BlockAbsMax(pa, pb, begin, end);
@@ -604,7 +638,8 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
 /// Two probes: stage 5 is stage 3 with the division replaced by a multiplication (what the
 /// divider costs); stage 6 is the floor of assert_close's set, all in float lanes (the relative
 /// error, its maximum, both threshold counts and max |a−b| in float — not exact for 16-bit
-/// inputs, which need more, so an upper bound on that set's speed); stage 7 is stage 1 with
+/// inputs, which need more, so an upper bound on that set's speed; stage 8 adds the kernel's
+/// exactness test of max |a − b| to it, AbsMaxInFloat, so 8 − 6 is what that test costs); stage 7 is stage 1 with
 /// Σa², Σb², Σa·b summed from float products widened to double instead of FMAs on the widened
 /// inputs (issue #12's "16-bit products are exact in float": exact for f16, for bf16 only
 /// without overflow / underflow, which this stage does not check — a lower bound on its cost).
@@ -619,10 +654,12 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
   std::uint64_t below0 = 0, below1 = 0;
   auto dot = hn::Zero(d), sa = dot, sqa = dot, sb = dot, sqb = dot, ssd = dot, sad = dot, srel = dot;
   auto mabs = hn::Set(d, -1.0);
-  auto mabs_f = hn::Set(df, -1.0f);
+  auto mabs_f = hn::Set(df, -1.0f), rounded = hn::Zero(df);
+  const hn::RebindToUnsigned<decltype(df)> du;
+  auto mabs_bits = hn::Zero(du);
   const auto eps = hn::Set(df, 0x1p-23f), t0 = hn::Set(df, 1e-3f), t1 = hn::Set(df, 5e-3f);
   constexpr bool kSums = (kStage >= 1 && kStage <= 5) || kStage == 7, kMaxima = kStage >= 2 && kStage <= 5;
-  constexpr bool kRel = kStage >= 3 && kStage <= 6, kFloatProducts = kStage == 7;
+  constexpr bool kRel = (kStage >= 3 && kStage <= 6) || kStage == 8, kFloatProducts = kStage == 7;
   constexpr size_t kSub = kFloatSub<T, T>;
   for (size_t w = 0; w + kSub * NF <= n; w += kSub * NF) {
     for (size_t u = 0; u < kSub; ++u) {
@@ -645,6 +682,8 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
         below1 += hn::CountTrue(df, hn::Lt(q, t1));
         if constexpr (kStage == 6) {
           mabs_f = hn::Max(mabs_f, hn::Abs(hn::Sub(fa, fb)));
+        } else if constexpr (kStage == 8) {
+          AbsMaxInFloat(fa, fb, mabs_f, mabs_bits, rounded);
         } else {
           for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
         }
@@ -677,7 +716,7 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
     }
   }
   const auto fsum = hn::Add(hn::Add(hn::Add(loads, hn::Add(mna, mxa)), hn::Add(mnb, mxb)),
-                            hn::Add(mrel, mabs_f));
+                            hn::Add(hn::Add(mrel, mabs_f), hn::Add(rounded, hn::BitCast(df, mabs_bits))));
   const auto dsum = hn::Add(hn::Add(hn::Add(dot, sa), hn::Add(sqa, sb)),
                             hn::Add(hn::Add(sqb, ssd), hn::Add(sad, hn::Add(srel, mabs))));
   return LaneSum(d, dsum) + LaneExtreme<true>(df, fsum) + static_cast<double>(below0 + below1);

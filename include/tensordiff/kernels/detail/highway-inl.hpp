@@ -531,7 +531,8 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   if constexpr (kAbsInFloat) {
     if constexpr (kDirectedSub) mabs_f = hn::BitCast(df, mabs_bits);
     // Eq, not a bit test: the directed path's only exact pair with down ≠ up is (−0, +0)
-    const bool exact = hn::AllTrue(df, hn::Eq(rounded, zf)) && (!kDirectedSub || hn::AllTrue(df, hn::IsFinite(mabs_f)));
+    const bool exact =
+        hn::AllTrue(df, hn::Eq(rounded, zf)) && (!kDirectedSub || hn::AllTrue(df, hn::IsFinite(mabs_f)));
     if (HWY_LIKELY(exact)) {
       m.abs = LaneExtreme<true>(df, mabs_f);
     } else {  // a difference rounded or an input is NaN / inf: one exact scan tells which
@@ -639,8 +640,8 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
 /// divider costs); stage 6 is the floor of assert_close's set, all in float lanes (the relative
 /// error, its maximum, both threshold counts and max |a−b| in float — not exact for 16-bit
 /// inputs, which need more, so an upper bound on that set's speed; stage 8 adds the kernel's
-/// exactness test of max |a − b| to it, AbsMaxInFloat, so 8 − 6 is what that test costs); stage 7 is stage 1 with
-/// Σa², Σb², Σa·b summed from float products widened to double instead of FMAs on the widened
+/// exactness test of max |a − b| to it, AbsMaxInFloat, so 8 − 6 is what that test costs);
+/// stage 7 is stage 1 with Σa², Σb², Σa·b summed from float products widened to double instead of FMAs on the widened
 /// inputs (issue #12's "16-bit products are exact in float": exact for f16, for bf16 only
 /// without overflow / underflow, which this stage does not check — a lower bound on its cost).
 /// Returns a number that depends on every accumulator, so nothing is optimised away.

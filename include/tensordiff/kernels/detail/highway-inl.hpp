@@ -242,15 +242,14 @@ HWY_INLINE hn::Vec<DF> RelErrorF(DF df, hn::Vec<DF> fa, hn::Vec<DF> fb, hn::Vec<
 }
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3  // every AVX-512 target
-inline constexpr bool kDirectedSub = true;
+#define TD_HWY_DIRECTED_SUB 1
 /// a − b rounded toward +inf (kUp) or −inf: AVX-512 encodes the rounding mode in the instruction.
 template <bool kUp, class V> HWY_INLINE V SubDirected(V a, V b) {
   constexpr int kMode = (kUp ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_NEG_INF) | _MM_FROUND_NO_EXC;
   return V{_mm512_sub_round_ps(a.raw, b.raw, kMode)};
 }
 #else
-inline constexpr bool kDirectedSub = false;  // no per-instruction rounding: FloatBlock's residual test
-template <bool kUp, class V> HWY_INLINE V SubDirected(V a, V) { return a; }
+#define TD_HWY_DIRECTED_SUB 0  // no per-instruction rounding: AbsMaxInFloat's residual test
 #endif
 
 /// Lanes where both x and y are finite (neither NaN nor ±inf).
@@ -415,20 +414,21 @@ HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_REST
 }
 
 /// One step of max |a − b| in float lanes with its exactness test (FloatBlock's kAbsInFloat):
-/// `rounded` stays ±0 while every a − b was exact; the maximum goes to `mabs_bits` (AVX-512) or
-/// `mabs_f` (elsewhere). Vectors by reference: SVE-safe.
-template <class VF, class VU> HWY_INLINE void AbsMaxInFloat(VF fa, VF fb, VF& mabs_f, VU& mabs_bits, VF& rounded) {
-  if constexpr (kDirectedSub) {
-    const hn::DFromV<VU> du;
-    const VF down = SubDirected<false>(fa, fb), up = SubDirected<true>(fa, fb);
-    rounded = hn::Or(rounded, hn::Xor(down, up));  // ±0 only where a − b = 0 (down gives −0)
-    mabs_bits = hn::Max(mabs_bits, hn::BitCast(du, hn::Abs(up)));
-  } else {
-    const VF diff = hn::Sub(fa, fb);
-    mabs_f = hn::Max(mabs_f, hn::Abs(diff));
-    rounded = hn::Or3(rounded, hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb));
-  }
+/// `rounded` stays ±0 while every a − b was exact; the maximum is kept as unsigned bits (an
+/// integer max orders non-negative floats as floats do and keeps a NaN, whose bits lie above
+/// +inf's, where a float max would drop it). Vectors by reference: SVE-safe.
+template <class VF, class VU> HWY_INLINE void AbsMaxInFloat(VF fa, VF fb, VU& mabs_bits, VF& rounded) {
+  const hn::DFromV<VU> du;
+#if TD_HWY_DIRECTED_SUB  // rounded down and up: equal iff exact
+  const VF diff = SubDirected<true>(fa, fb);
+  rounded = hn::Or(rounded, hn::Xor(SubDirected<false>(fa, fb), diff));  // ±0 where a − b = 0 (down: −0)
+#else  // Fast2Sum residuals (see FloatBlock)
+  const VF diff = hn::Sub(fa, fb);
+  rounded = hn::Or3(rounded, hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb));
+#endif
+  mabs_bits = hn::Max(mabs_bits, hn::BitCast(du, hn::Abs(diff)));
 }
+#undef TD_HWY_DIRECTED_SUB  // per target: this file is included once per target
 
 /// One block [begin, end) of the float-lane pass (drive_blocks' `run`): sums, counts and side
 /// extremes into the carry `c`, the block maxima into `m`; only the parts in kParts are computed.
@@ -443,10 +443,9 @@ template <class VF, class VU> HWY_INLINE void AbsMaxInFloat(VF fa, VF fb, VF& ma
 /// A NaN / inf input also makes a residual NaN, so the residuals are that set's finiteness
 /// probe: a block with a non-zero residual is re-run checked if BlockAbsMax finds such a pair.
 /// AVX-512 rounds per instruction, so there the test is a − b rounded down and up (SubDirected:
-/// equal iff exact; 3 operations instead of 5, the set's loop runs ~20 % faster in cache), and
-/// |a − b| is kept as unsigned bits (an integer max orders non-negative floats as floats do and
-/// keeps a NaN, whose bits lie above +inf's, where a float max would drop it), so a non-finite
-/// maximum is that path's finiteness probe.
+/// equal iff exact; 3 operations instead of 5, the set's loop runs ~20 % faster in cache). That
+/// test misses a NaN input (both roundings give the same NaN), but max |a − b| keeps it
+/// (AbsMaxInFloat), so a non-finite maximum is the probe too.
 template <unsigned kParts, bool kChecked, class TA, class TB>
 HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                           std::uint64_t first, const KernelParams& k, float eps_f, float t0_f, float t1_f,
@@ -469,9 +468,9 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   auto ssd = hn::Zero(d), sad = hn::Zero(d), mabs = hn::Set(d, -1.0), srel = hn::Zero(d);
   auto mna = hn::Set(df, HUGE_VALF), mxa = hn::Set(df, -HUGE_VALF), mnb = mna, mxb = mxa;
   auto mrel = hn::Set(df, -1.0f), probe = hn::Zero(df);
-  auto mabs_f = hn::Set(df, -1.0f), rounded = hn::Zero(df);
+  auto rounded = hn::Zero(df);
   const hn::RebindToUnsigned<decltype(df)> du;
-  auto mabs_bits = hn::Zero(du);  // the directed path's max |a − b|, as bits
+  auto mabs_bits = hn::Zero(du);  // max |a − b| in float lanes, as bits (AbsMaxInFloat)
   const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f);
   const auto zf = hn::Zero(df);
   std::uint64_t below0 = 0, below1 = 0;  // popcounts: a masked vector add each cost ~10 % of the pass
@@ -491,7 +490,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
         MinMax(fa, mna, mxa);
         MinMax(fb, mnb, mxb);
       }
-      if constexpr (kAbsInFloat) AbsMaxInFloat(fa, fb, mabs_f, mabs_bits, rounded);
+      if constexpr (kAbsInFloat) AbsMaxInFloat(fa, fb, mabs_bits, rounded);
       if constexpr (kRel) {
         const auto q = RelErrorF(df, fa, fb, eps);
         if constexpr (kRelMax) {
@@ -529,10 +528,9 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
     }
   }
   if constexpr (kAbsInFloat) {
-    if constexpr (kDirectedSub) mabs_f = hn::BitCast(df, mabs_bits);
+    const auto mabs_f = hn::BitCast(df, mabs_bits);
     // Eq, not a bit test: the directed path's only exact pair with down ≠ up is (−0, +0)
-    const bool exact =
-        hn::AllTrue(df, hn::Eq(rounded, zf)) && (!kDirectedSub || hn::AllTrue(df, hn::IsFinite(mabs_f)));
+    const bool exact = hn::AllTrue(df, hn::Eq(rounded, zf)) && hn::AllTrue(df, hn::IsFinite(mabs_f));
     if (HWY_LIKELY(exact)) {
       m.abs = LaneExtreme<true>(df, mabs_f);
     } else {  // a difference rounded or an input is NaN / inf: one exact scan tells which
@@ -684,7 +682,7 @@ HWY_NOINLINE double AblationPass(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
         if constexpr (kStage == 6) {
           mabs_f = hn::Max(mabs_f, hn::Abs(hn::Sub(fa, fb)));
         } else if constexpr (kStage == 8) {
-          AbsMaxInFloat(fa, fb, mabs_f, mabs_bits, rounded);
+          AbsMaxInFloat(fa, fb, mabs_bits, rounded);
         } else {
           for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
         }

@@ -93,6 +93,94 @@ TEST(ParallelCompare, BitwiseIdenticalForAnyThreadCount) {
   set_default_threads(0);
 }
 
+/// The first index holding the largest |a − b| and relative error of finite pairs, by a plain
+/// loop (the reference's arithmetic, no chunks, no kernel).
+std::pair<std::uint64_t, std::uint64_t> first_maxima(const TensorView& a, const TensorView& b, const KernelParams& k) {
+  double abs_max = -1, rel_max = -1;
+  std::pair<std::uint64_t, std::uint64_t> at{no_index, no_index};
+  for (std::uint64_t i = 0; i < a.numel(); ++i) {
+    const double x = element_as_double(a, i), y = element_as_double(b, i);
+    const double d = std::fabs(x - y), q = detail::relative_error(x, y, k);
+    if (d > abs_max) abs_max = d, at.first = i;
+    if (q > rel_max) rel_max = q, at.second = i;
+  }
+  return at;
+}
+
+// Chunks share the maxima found so far (MaximaFloor) so that a block that cannot win skips its
+// index rescan: ties across chunks must still keep the first index, and a later, larger maximum
+// must still win, for any thread count, metric set and chunk size (odd sizes: chunk borders
+// inside vectors and blocks).
+template <class T> void check_tied_maxima(DType dtype) {
+  SCOPED_TRACE(dtype_name(dtype));
+  const std::size_t n = 200'003;
+  std::vector<T> a(n), b(n);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<float> u(1.0f, 2.0f);
+  for (std::size_t i = 0; i < n; ++i) b[i] = a[i] = T(u(rng));
+  // The same largest |a − b| and relative error (b = 1, a = 1.5) at several positions in
+  // different chunks, smaller ones around them; then (second round) a larger one near the end.
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t i : {std::size_t{9'000}, std::size_t{9'001}, std::size_t{77'777}, std::size_t{150'000}}) {
+      b[i] = T(1.0f);
+      a[i] = T(1.5f);
+      b[i - 5] = T(1.0f);
+      a[i - 5] = T(1.25f);
+    }
+    if (round == 1) b[199'990] = T(1.0f), a[199'990] = T(1.75f);
+    const TensorView va(a.data(), dtype, Shape{static_cast<std::int64_t>(n)});
+    const TensorView vb(b.data(), dtype, Shape{static_cast<std::int64_t>(n)});
+    const KernelParams k;  // float32 relative error, float eps: compare()'s for these dtypes
+    const auto want = first_maxima(va, vb, k);
+    ASSERT_EQ(want.first, round == 0 ? 9'000u : 199'990u);
+    for (std::size_t chunk : {std::size_t{4'099}, std::size_t{65'537}, std::size_t{1} << 18}) {
+      for (unsigned t : {1u, 2u, 4u}) {
+        SCOPED_TRACE("chunk " + std::to_string(chunk) + ", threads " + std::to_string(t));
+        CompareOptions o;
+        o.chunk_elements = chunk;
+        o.threads = t;
+        o.parallel_min_elements = 0;
+        for (const Comparison& c : {compare(va, vb, o), compare<metric::assert_close>(va, vb, o)}) {
+          EXPECT_EQ(c.partial.max_abs_index, want.first);
+          EXPECT_EQ(c.partial.max_rel_index, want.second);
+        }
+        EXPECT_EQ((compare<metric::max_abs | metric::cosine>(va, vb, o).partial.max_abs_index), want.first);
+      }
+    }
+  }
+}
+
+TEST(ParallelCompare, TiedMaximaAcrossChunksKeepTheFirstIndex) {
+  set_default_threads(4);
+  check_tied_maxima<float>(DType::float32);
+  check_tied_maxima<bfloat16>(DType::bfloat16);
+  check_tied_maxima<float16>(DType::float16);
+  set_default_threads(0);
+}
+
+// MaximaFloor hands a chunk only maxima from before its first index: a tie found later (by
+// another thread) would otherwise keep the later index in that chunk's reference loop.
+TEST(ParallelCompare, MaximaFloorSeedsOnlyEarlierMaxima) {
+  detail::MaximaFloor found;
+  EXPECT_EQ(found.seed(0).max_abs_index, no_index);
+  Partial p;
+  p.max_abs_diff = 2, p.max_abs_index = 500;
+  p.max_rel = 3, p.max_rel_index = 700;
+  found.see(p);
+  const Partial before = found.seed(500), between = found.seed(501), after = found.seed(701);
+  EXPECT_EQ(before.max_abs_index, no_index);
+  EXPECT_EQ(before.max_abs_diff, -1);
+  EXPECT_EQ(between.max_abs_index, 500u);
+  EXPECT_EQ(between.max_abs_diff, 2);
+  EXPECT_EQ(between.max_rel_index, no_index);
+  EXPECT_EQ(after.max_rel_index, 700u);
+  EXPECT_EQ(after.max_rel, 3);
+  EXPECT_EQ(after.count, 0u);  // nothing but the maxima
+  p.max_abs_index = 100;  // the same value earlier: the earlier index wins
+  found.see(p);
+  EXPECT_EQ(found.seed(501).max_abs_index, 100u);
+}
+
 TEST(ParallelCompare, StridedViewsMatchScalar) {
   // A transposed 300 x 401 view against a contiguous copy, and a column-step view.
   const std::int64_t r = 300, c = 401;

@@ -47,6 +47,7 @@
 #include "hwy_workarounds.hpp"
 #include <hwy/highway.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -249,8 +250,22 @@ template <bool kUp, class V> HWY_INLINE V SubDirected(V a, V b) {
   return V{_mm512_sub_round_ps(a.raw, b.raw, kMode)};
 }
 #else
-#define TD_HWY_DIRECTED_SUB 0  // no per-instruction rounding: AbsMaxInFloat's residual test
+#define TD_HWY_DIRECTED_SUB 0  // no per-instruction rounding: the Fast2Sum residuals (FloatBlock)
 #endif
+
+/// fl32(a − b) with its exactness test: `rounded` stays ±0 while every difference it saw was
+/// exact (see FloatBlock). Vectors by reference: SVE-safe.
+template <class VF> HWY_INLINE VF DiffInFloat(VF fa, VF fb, VF& rounded) {
+#if TD_HWY_DIRECTED_SUB  // rounded down and up: equal iff exact
+  const VF diff = SubDirected<true>(fa, fb);
+  rounded = hn::Or(rounded, hn::Xor(SubDirected<false>(fa, fb), diff));  // ±0 where a − b = 0 (down: −0)
+#else  // Fast2Sum residuals
+  const VF diff = hn::Sub(fa, fb);
+  rounded = hn::Or3(rounded, hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb));
+#endif
+  return diff;
+}
+#undef TD_HWY_DIRECTED_SUB  // per target: this file is included once per target
 
 /// Lanes where both x and y are finite (neither NaN nor ±inf).
 template <class V> HWY_INLINE auto BothFinite(V x, V y) { return hn::And(hn::IsFinite(x), hn::IsFinite(y)); }
@@ -312,6 +327,31 @@ HWY_INLINE size_t BlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT
   return begin;  // unreachable: the target came from one of these lanes
 }
 
+/// BlockIndexOf<false> of a block that FloatBlock ran with kAbsInFloat: float lanes while every
+/// difference so far was exact (then |fl32(a − b)| is the reference's |a − b|, and a non-finite
+/// pair gives inf / NaN, never the finite target), the double scan from the first vector with a
+/// rounded difference on (or for a target no float holds: the block's maximum came from
+/// BlockAbsMax). Twice as many lanes as the double scan: the rescan of the winning block was
+/// ~3 % of assert_close's 16-bit pass in cache.
+template <class TA, class TB>
+HWY_INLINE size_t FloatAbsIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                                  double target, const RelParams& r) {
+  const hn::ScalableTag<float> df;
+  size_t j = begin;
+  if (target <= FLT_MAX && static_cast<double>(static_cast<float>(target)) == target) {
+    const auto want = hn::Set(df, static_cast<float>(target)), zero = hn::Zero(df);
+    auto rounded = zero;
+    for (; j < end; j += hn::Lanes(df)) {
+      const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
+      const auto hit = hn::Eq(hn::Abs(DiffInFloat(fa, fb, rounded)), want);
+      if (!hn::AllTrue(df, hn::Eq(rounded, zero))) break;
+      const intptr_t lane = hn::FindFirstTrue(df, hit);
+      if (lane >= 0) return j + static_cast<size_t>(lane);
+    }
+  }
+  return BlockIndexOf<false>(pa, pb, j, end, target, r);
+}
+
 /// The parts of the float-lane pass (bits of its kParts): detail::PassParts as one number.
 enum : unsigned {
   kPartRelMax = 1,    ///< max relative error and both threshold counts
@@ -329,6 +369,10 @@ inline constexpr unsigned part_bits(const PassParts& p) {
 
 template <class T>
 inline constexpr bool kHalfFloat = std::is_same_v<T, ::tensordiff::float16> || std::is_same_v<T, ::tensordiff::bfloat16>;
+/// Whether FloatBlock keeps max |a − b| in float lanes (its kAbsInFloat: the set has no double sum).
+template <unsigned kParts, class TA, class TB>
+inline constexpr bool kAbsInFloatPass = (kParts & kPartAbsMax) && !(kParts & (kPartDiffSums | kPartDot | kPartSides)) &&
+                                        kHalfFloat<TA> && kHalfFloat<TB>;
 
 /// BlockAbsMax's result: the largest |a − b| of the finite pairs, and whether every pair was finite.
 struct AbsMaxScan {
@@ -414,21 +458,13 @@ HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_REST
 }
 
 /// One step of max |a − b| in float lanes with its exactness test (FloatBlock's kAbsInFloat):
-/// `rounded` stays ±0 while every a − b was exact; the maximum is kept as unsigned bits (an
-/// integer max orders non-negative floats as floats do and keeps a NaN, whose bits lie above
-/// +inf's, where a float max would drop it). Vectors by reference: SVE-safe.
+/// the maximum is kept as unsigned bits (an integer max orders non-negative floats as floats do
+/// and keeps a NaN, whose bits lie above +inf's, where a float max would drop it). Vectors by
+/// reference: SVE-safe.
 template <class VF, class VU> HWY_INLINE void AbsMaxInFloat(VF fa, VF fb, VU& mabs_bits, VF& rounded) {
   const hn::DFromV<VU> du;
-#if TD_HWY_DIRECTED_SUB  // rounded down and up: equal iff exact
-  const VF diff = SubDirected<true>(fa, fb);
-  rounded = hn::Or(rounded, hn::Xor(SubDirected<false>(fa, fb), diff));  // ±0 where a − b = 0 (down: −0)
-#else  // Fast2Sum residuals (see FloatBlock)
-  const VF diff = hn::Sub(fa, fb);
-  rounded = hn::Or3(rounded, hn::Sub(hn::Add(diff, fb), fa), hn::Add(hn::Sub(diff, fa), fb));
-#endif
-  mabs_bits = hn::Max(mabs_bits, hn::BitCast(du, hn::Abs(diff)));
+  mabs_bits = hn::Max(mabs_bits, hn::BitCast(du, hn::Abs(DiffInFloat(fa, fb, rounded))));
 }
-#undef TD_HWY_DIRECTED_SUB  // per target: this file is included once per target
 
 /// One block [begin, end) of the float-lane pass (drive_blocks' `run`): sums, counts and side
 /// extremes into the carry `c`, the block maxima into `m`; only the parts in kParts are computed.
@@ -453,7 +489,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   constexpr bool kRelMax = kParts & kPartRelMax, kRelSum = kParts & kPartRelSum, kAbsMax = kParts & kPartAbsMax;
   constexpr bool kDiffSums = kParts & kPartDiffSums, kDot = kParts & kPartDot, kSides = kParts & kPartSides;
   constexpr bool kSquares = kDot || kSides, kRel = kRelMax || kRelSum;
-  constexpr bool kAbsInFloat = kAbsMax && !kDiffSums && !kSquares && kHalfFloat<TA> && kHalfFloat<TB>;
+  constexpr bool kAbsInFloat = kAbsInFloatPass<kParts, TA, TB>;
   constexpr bool kDiff = (kAbsMax && !kAbsInFloat) || kDiffSums;  // in double lanes
   // The finiteness probe: a double sum that turns NaN / inf exactly when an input was (Σx, Σx²
   // or Σ(a − b)² of floats: each term ≤ 2^256, ≤ 2·kFloatSteps terms a lane); else the exactness
@@ -624,6 +660,7 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
       },
       [&](auto target, size_t begin, size_t end, double value) {
         if constexpr (decltype(target)::value) return FloatRelIndexOf(pa, pb, begin, end, value, eps);
+        else if constexpr (kAbsInFloatPass<kParts, TA, TB>) return FloatAbsIndexOf(pa, pb, begin, end, value, rp);
         else return BlockIndexOf<false>(pa, pb, begin, end, value, rp);
       });
   out.merge(FloatCarryPartial<kParts>(carry));

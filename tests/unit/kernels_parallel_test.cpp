@@ -15,6 +15,8 @@
 #include "tensordiff/core/element_access.hpp"
 #include "tensordiff/metrics/compare_many.hpp"
 
+#include "foundation_reference.hpp"
+
 namespace {
 using namespace tensordiff;
 
@@ -93,24 +95,10 @@ TEST(ParallelCompare, BitwiseIdenticalForAnyThreadCount) {
   set_default_threads(0);
 }
 
-/// The first index holding the largest |a − b| and relative error of finite pairs, by a plain
-/// loop (the reference's arithmetic, no chunks, no kernel).
-std::pair<std::uint64_t, std::uint64_t> first_maxima(const TensorView& a, const TensorView& b, const KernelParams& k) {
-  double abs_max = -1, rel_max = -1;
-  std::pair<std::uint64_t, std::uint64_t> at{no_index, no_index};
-  for (std::uint64_t i = 0; i < a.numel(); ++i) {
-    const double x = element_as_double(a, i), y = element_as_double(b, i);
-    const double d = std::fabs(x - y), q = detail::relative_error(x, y, k);
-    if (d > abs_max) abs_max = d, at.first = i;
-    if (q > rel_max) rel_max = q, at.second = i;
-  }
-  return at;
-}
-
 // Chunks share the maxima found so far (MaximaFloor) so that a block that cannot win skips its
 // index rescan: ties across chunks must still keep the first index, and a later, larger maximum
 // must still win, for any thread count, metric set and chunk size (odd sizes: chunk borders
-// inside vectors and blocks).
+// inside vectors and blocks), against the independent long-double reference.
 template <class T> void check_tied_maxima(DType dtype) {
   SCOPED_TRACE(dtype_name(dtype));
   const std::size_t n = 200'003;
@@ -130,9 +118,8 @@ template <class T> void check_tied_maxima(DType dtype) {
     if (round == 1) b[199'990] = T(1.0f), a[199'990] = T(1.75f);
     const TensorView va(a.data(), dtype, Shape{static_cast<std::int64_t>(n)});
     const TensorView vb(b.data(), dtype, Shape{static_cast<std::int64_t>(n)});
-    const KernelParams k;  // float32 relative error, float eps: compare()'s for these dtypes
-    const auto want = first_maxima(va, vb, k);
-    ASSERT_EQ(want.first, round == 0 ? 9'000u : 199'990u);
+    const tdref::PairRef want = tdref::reference_pair(va, vb, 0, n);
+    ASSERT_EQ(want.max_abs_index, round == 0 ? 9'000u : 199'990u);
     for (std::size_t chunk : {std::size_t{4'099}, std::size_t{65'537}, std::size_t{1} << 18}) {
       for (unsigned t : {1u, 2u, 4u}) {
         SCOPED_TRACE("chunk " + std::to_string(chunk) + ", threads " + std::to_string(t));
@@ -141,10 +128,10 @@ template <class T> void check_tied_maxima(DType dtype) {
         o.threads = t;
         o.parallel_min_elements = 0;
         for (const Comparison& c : {compare(va, vb, o), compare<metric::assert_close>(va, vb, o)}) {
-          EXPECT_EQ(c.partial.max_abs_index, want.first);
-          EXPECT_EQ(c.partial.max_rel_index, want.second);
+          EXPECT_EQ(c.partial.max_abs_index, want.max_abs_index);
+          EXPECT_EQ(c.partial.max_rel_index, want.max_rel_index);
         }
-        EXPECT_EQ((compare<metric::max_abs | metric::cosine>(va, vb, o).partial.max_abs_index), want.first);
+        EXPECT_EQ((compare<metric::max_abs | metric::cosine>(va, vb, o).partial.max_abs_index), want.max_abs_index);
       }
     }
   }

@@ -1,8 +1,9 @@
 // The CUDA backend (backends/cuda.hpp) against the host compare() with the
 // scalar reference kernel on the same data: every dtype pair class, sizes that
 // exercise one and many blocks, grid-stride iterations and tails, strided
-// views, nan/inf, the validation paths, argmax ties across blocks. Every test
-// but the error-mapping one skips where no CUDA device is present.
+// views, nan/inf, every 16-bit pattern, the validation paths, argmax ties
+// across blocks. Every test but the error-mapping one skips where no CUDA
+// device is present.
 #include <tensordiff/backends/cuda.hpp>
 #include <tensordiff/kernels/scalar.hpp>
 
@@ -135,6 +136,30 @@ TEST_F(CudaTest, NonFiniteMismatchFindsTheFirstPosition) {
   for (auto [ta, tb] : {std::pair{DType::float32, DType::float16}, std::pair{DType::float64, DType::float64},
                         std::pair{DType::bfloat16, DType::bfloat16}})
     for (std::size_t n : {std::size_t{100}, std::size_t{300007}}) check_pair(ta, tb, n, NonFinite::mismatched);
+}
+
+TEST_F(CudaTest, EveryHalfAndBfloat16BitPattern) {
+  // All 65,536 patterns of each 16-bit type (subnormals, ±0, ±inf, NaN payloads) through the
+  // device conversions: f16 vs bf16 of the same bits, then the bits reversed against
+  // themselves; statistics of each side by summarize().
+  std::vector<std::uint16_t> bits(65536), reversed(65536);
+  for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = reversed[bits.size() - 1 - i] = static_cast<std::uint16_t>(i);
+  const td::Shape shape{65536};
+  auto tensor = [&](DType t, const std::vector<std::uint16_t>& b) {
+    td::Tensor x = td::Tensor::zeros(t, shape);
+    std::memcpy(x.mutable_data<std::uint16_t>(), b.data(), b.size() * sizeof(std::uint16_t));
+    return x;
+  };
+  const td::Tensor f16 = tensor(DType::float16, bits), bf16 = tensor(DType::bfloat16, bits),
+                   f16r = tensor(DType::float16, reversed);
+  const double f16_max = 65504, bf16_max = 3.39e38;  // the sums' scale; extremes and counts stay exact
+  check_views(f16, f16.view(), bf16, bf16.view(), bf16_max);
+  check_views(f16, f16.view(), f16r, f16r.view(), f16_max);
+  for (auto [t, scale] : {std::pair{&f16, f16_max}, std::pair{&bf16, bf16_max}}) {
+    const DeviceCopy d(*t);
+    expect_side_close(td::cuda::summarize(d.view(t->view())).stats, td::summarize<td::kernels::Scalar>(t->view()).stats,
+                      65536, scale, 1e-13);
+  }
 }
 
 TEST_F(CudaTest, StridedViews) {

@@ -3,6 +3,7 @@
 // error mapping, and results bit-identical to the host compare().
 #include <tensordiff/backends/npu.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 
@@ -96,6 +97,33 @@ TEST_F(NpuTest, BitIdenticalToHostCompareAcrossDtypesChunksAndThreads) {
             expect_identical(dev, host);
             EXPECT_EQ(fake_acl::live_host_allocations(), 0u);
           }
+}
+
+TEST_F(NpuTest, TiedMaximaAcrossTransfersAndChunksKeepTheFirstIndex) {
+  // |a - b| = 1 and relative error 1 at four positions spread over transfers and chunks,
+  // everything else equal: both maxima belong to the first position, as in one pass, whatever
+  // order the chunks finish in (the chunks start from the maxima found before them).
+  const std::size_t n = 40009;
+  const std::size_t tied[] = {25013, 9001, 39999, 17000};
+  std::vector<double> va(n, 0.5), vb(n, 0.5);
+  for (std::size_t i : tied) va[i] = 2, vb[i] = 1;
+  const PairValues v{va, vb};
+  for (DType t : {DType::float32, DType::bfloat16})
+    for (unsigned threads : {1u, 3u})
+      for (std::size_t transfer : {std::size_t{3000}, std::size_t{1} << 20}) {
+        SCOPED_TRACE(std::string(td::dtype_name(t)) + " threads=" + std::to_string(threads) +
+                     " transfer=" + std::to_string(transfer));
+        fake_acl::reset();
+        auto [a, b] = device_pair(v, t, t, td::Shape{static_cast<std::int64_t>(n)});
+        td::CompareOptions o;
+        o.chunk_elements = 1000;
+        o.threads = threads;
+        const td::Comparison dev = td::npu::compare(a.view(), b.view(), o, nullptr, td::npu::Options{transfer});
+        expect_identical(dev, td::compare(a.view(), b.view(), o));
+        const std::size_t first = *std::min_element(std::begin(tied), std::end(tied));
+        EXPECT_EQ(dev.max_abs_index, first);
+        EXPECT_EQ(dev.max_rel_index, first);
+      }
 }
 
 TEST_F(NpuTest, CopiesOfTheNextChunkAreIssuedBeforeTheCurrentChunkIsComputed) {

@@ -10,9 +10,9 @@
 // themselves, every other pair is promoted element by element exactly as the
 // host does (int64/uint64 for integers, double when a float is involved).
 //
-// What stays on the device: the whole fused pass. What crosses: one Partial
-// per block (at most 1024 × 216 bytes) and, for the finished Comparison, the
-// (at most four) elements at the argmax positions. The result equals the host
+// What stays on the device: the whole fused pass and the merge of its block
+// results. What crosses: one copy of 248 bytes, the merged Partial and the
+// four elements at the argmax positions. The result equals the host
 // compare() in every count, extreme and index; sums are double in a different
 // order, so they differ in the last bits only. The grid depends only on the
 // element count: the same inputs give bitwise the same result on any GPU.
@@ -117,6 +117,15 @@ template <class F> void visit_float_load(const TensorView& v, F&& f) {
   }
 }
 
+/// Calls f(load) with the loader of one view for summarize(): its own type where
+/// compare() has a typed loader for it, else DynamicLoad<double>.
+template <class F> void visit_load(const TensorView& v, F&& f) {
+  if (is_floating(v.dtype)) visit_float_load(v, f);
+  else if (v.dtype == DType::int32) f(TypedLoad<std::int32_t>{reinterpret_cast<const std::int32_t*>(v.data)});
+  else if (v.dtype == DType::int64) f(TypedLoad<std::int64_t>{reinterpret_cast<const std::int64_t*>(v.data)});
+  else f(DynamicLoad<double>{v.data, v.dtype});
+}
+
 /// Calls f(load_a, load_b) with the loaders of a dtype pair (see the file comment).
 template <class F> void visit_loads(const TensorView& a, const TensorView& b, F&& f) {
   const DType ta = a.dtype, tb = b.dtype;
@@ -139,16 +148,25 @@ template <class F> void visit_loads(const TensorView& a, const TensorView& b, F&
   }
 }
 
-/// Copies the block accumulators back and merges them in block order.
-template <class Acc> Acc merge_blocks(const DeviceBuffer& buf, unsigned blocks, cudaStream_t s) {
-  std::vector<Acc> parts(blocks);
-  check(cudaMemcpyAsync(parts.data(), buf.as<Acc>(), blocks * sizeof(Acc), cudaMemcpyDeviceToHost, s),
-        "cudaMemcpyAsync");
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-  Acc total;
-  for (const Acc& p : parts) total.merge(p);
-  return total;
-}
+/// Device scratch for `blocks` block accumulators and the finished result after them.
+template <class Acc, class Result> class Scratch {
+ public:
+  Scratch(unsigned blocks, cudaStream_t s) : blocks_(blocks), buf_(blocks * sizeof(Acc) + sizeof(Result), s) {}
+  Acc* parts() const { return buf_.as<Acc>(); }
+  Result* result() const { return reinterpret_cast<Result*>(buf_.as<unsigned char>() + blocks_ * sizeof(Acc)); }
+  /// The finished result on the host (one copy, one synchronisation).
+  Result fetch(cudaStream_t s) const {
+    Result r;
+    check(cudaMemcpyAsync(&r, result(), sizeof(Result), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    return r;
+  }
+
+ private:
+  static_assert(alignof(Result) <= alignof(Acc) && sizeof(Acc) % alignof(Result) == 0, "result placement");
+  unsigned blocks_;
+  DeviceBuffer buf_;
+};
 
 /// float8 has no device loader: refused on the host (the float loaders would read it as double).
 inline void reject_float8(DType t, const char* what) {
@@ -157,8 +175,9 @@ inline void reject_float8(DType t, const char* what) {
                 std::string(what) + " does not support " + dtype_name(t) + " yet (compare it on the host)");
 }
 
-/// The fused pass over two same-shape device views.
-inline Partial accumulate_views(const TensorView& a, const TensorView& b, const KernelParams& k, cudaStream_t s) {
+/// The fused pass over two same-shape device views, and the elements at its argmax positions.
+inline CompareResult accumulate_views(const TensorView& a, const TensorView& b, const KernelParams& k,
+                                      cudaStream_t s) {
   visit_real_dtypes(a.dtype, b.dtype, [](auto, auto) {}, "cuda::compare()");  // complex: host's error
   reject_float8(a.dtype, "cuda::compare()");
   reject_float8(b.dtype, "cuda::compare()");
@@ -167,15 +186,17 @@ inline Partial accumulate_views(const TensorView& a, const TensorView& b, const 
   const std::uint64_t n = a.numel();
   const Layout layout = make_layout<2>({&a, &b});
   const unsigned blocks = grid_for(n);
-  DeviceBuffer buf(blocks * sizeof(Partial), s);
+  const Scratch<Partial, CompareResult> scratch(blocks, s);
   visit_loads(a, b, [&](auto la, auto lb) {
-    compare_kernel<<<blocks, block_threads, 0, s>>>(la, lb, n, layout, k, buf.as<Partial>());
+    compare_kernel<<<blocks, block_threads, 0, s>>>(la, lb, n, layout, k, scratch.parts());
+    check(cudaGetLastError(), "compare_kernel launch");
+    finish_compare_kernel<<<1, block_threads, 0, s>>>(scratch.parts(), blocks, la, lb, n, layout, scratch.result());
+    check(cudaGetLastError(), "finish_compare_kernel launch");
   });
-  check(cudaGetLastError(), "compare_kernel launch");
-  return merge_blocks<Partial>(buf, blocks, s);
+  return scratch.fetch(s);
 }
 
-/// One element of a device view, as double (for the values at the argmax).
+/// One element of a device view, as double.
 inline double element_at(const TensorView& v, std::uint64_t flat, cudaStream_t s) {
   return visit_real_dtype(v.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -201,11 +222,14 @@ inline Summary summarize(const TensorView& v, cudaStream_t stream = nullptr) {
     detail::check_view(v, "tensor");
     const detail::Layout layout = detail::make_layout<1>({&v});
     const unsigned blocks = detail::grid_for(n);
-    detail::DeviceBuffer buf(blocks * sizeof(SideStats), stream);
-    detail::summarize_kernel<<<blocks, detail::block_threads, 0, stream>>>(
-        detail::DynamicLoad<double>{v.data, v.dtype}, n, layout, buf.as<SideStats>());
-    detail::check(cudaGetLastError(), "summarize_kernel launch");
-    s = detail::merge_blocks<SideStats>(buf, blocks, stream);
+    const detail::Scratch<SideStats, SideStats> scratch(blocks, stream);
+    detail::visit_load(v, [&](auto load) {
+      detail::summarize_kernel<<<blocks, detail::block_threads, 0, stream>>>(load, n, layout, scratch.parts());
+      detail::check(cudaGetLastError(), "summarize_kernel launch");
+    });
+    detail::finish_summarize_kernel<<<1, detail::block_threads, 0, stream>>>(scratch.parts(), blocks, scratch.result());
+    detail::check(cudaGetLastError(), "finish_summarize_kernel launch");
+    s = scratch.fetch(stream);
   }
   return make_summary(s, v.dtype, v.shape, n);
 }
@@ -227,9 +251,17 @@ inline Comparison compare(const TensorView& actual, const TensorView& expected, 
     }
     return c;
   }
-  const Partial p = detail::accumulate_views(a, b, ::tensordiff::detail::kernel_params(c, o), stream);
-  ::tensordiff::detail::finish_comparison(c, a, b, actual.shape, expected.shape, p,
-                                          [&](const TensorView& v, std::uint64_t i) { return detail::element_at(v, i, stream); });
+  const detail::CompareResult r = detail::accumulate_views(a, b, ::tensordiff::detail::kernel_params(c, o), stream);
+  // finish_comparison asks only for the elements at the argmax positions (index 0 of a 0-d
+  // pair is both), which the finishing kernel brought back; any other is copied on its own.
+  const std::uint64_t at_index[2] = {r.p.max_abs_index, r.p.max_rel_index};
+  ::tensordiff::detail::finish_comparison(c, a, b, actual.shape, expected.shape, r.p,
+                                          [&](const TensorView& v, std::uint64_t i) {
+                                            const int side = &v == &a ? 0 : &v == &b ? 1 : -1;
+                                            for (int j = 0; j < 2 && side >= 0; ++j)
+                                              if (i == at_index[j]) return r.at[2 * j + side];
+                                            return detail::element_at(v, i, stream);
+                                          });
   return c;
 }
 

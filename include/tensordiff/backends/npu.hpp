@@ -201,13 +201,17 @@ Comparison compare(const TensorView& actual, const TensorView& expected, const C
   const std::size_t transfer = std::max<std::size_t>(opt.transfer_elements / ce, 1) * ce;
 
   Partial total;
+  ::tensordiff::detail::MaximaFloor found;  // as the host compare(): chunks skip rescans that cannot win
   detail::stream_chunks<2>({&a, &b}, c.numel, transfer, stream,
                            [&](std::uint64_t begin, std::uint64_t end, const std::array<const std::byte*, 2>& host) {
                              const std::uint64_t m = end - begin;
                              const TensorView ha = detail::host_view(host[0], a, m), hb = detail::host_view(host[1], b, m);
                              const auto list = ::tensordiff::detail::chunked_reduce<detail::PartialList>(
                                  m, ce, o.threads, [&](std::uint64_t lo, std::uint64_t hi) {
-                                   return detail::PartialList{{::tensordiff::detail::accumulate_range<Kernel>(ha, hb, lo, hi, k, begin)}};
+                                   const Partial p = ::tensordiff::detail::accumulate_range<Kernel>(
+                                       ha, hb, lo, hi, k, begin, found.seed(begin + lo));
+                                   found.see(p);
+                                   return detail::PartialList{{p}};
                                  });
                              for (const Partial& p : list.parts) total.merge(p);
                            });

@@ -3,10 +3,13 @@
 // The device code adds only traversal and reduction: every element goes
 // through tensordiff::detail::accumulate_pair / SideStats::add, the same
 // TD_HOST_DEVICE functions the CPU kernels and tests use. Each thread folds a
-// grid-stride slice into a Partial in registers; warps merge with shuffles,
-// warps of a block through shared memory, and each block writes one Partial.
-// The host merges the block Partials in block order. The grid depends only on
-// the element count, so a result is bitwise reproducible on any GPU.
+// grid-stride slice into a Partial in registers, loading `unroll` elements
+// ahead (one load at a time left a warp waiting on memory for each element);
+// warps merge with shuffles, warps of a block through shared memory, and each
+// block writes one Partial. A one-block finishing kernel merges those in a
+// fixed order and reads the elements at the argmax positions, so one small
+// copy brings the result back. The grid depends only on the element count, so
+// a result is bitwise reproducible on any GPU.
 #pragma once
 #if !defined(__CUDACC__)
 #error "tensordiff/backends/detail/cuda_kernels.cuh must be compiled as CUDA (nvcc, a .cu file)"
@@ -28,6 +31,7 @@ namespace detail {
 inline constexpr int max_rank = 16;        ///< rank after coalescing contiguous dimensions
 inline constexpr int block_threads = 256;  ///< a multiple of 32 (the reduction assumes full warps)
 inline constexpr int max_blocks = 1024;
+inline constexpr int unroll = 4;           ///< elements each thread loads before folding them in
 
 /// Coalesced shape and element strides of up to two views, passed by value.
 struct Layout {
@@ -156,17 +160,44 @@ template <class Acc> __device__ inline void block_reduce(Acc& acc) {
   }
 }
 
+/// fold(i, load(i)) for each flat index i of this thread's grid-stride slice of
+/// [0, n), in order. The loads of `unroll` indices are issued before the first
+/// fold: one at a time left each warp idle for a memory latency per element
+/// (the kernel keeps 116 registers, so only 16 warps of an H100 SM are resident).
+template <class Load, class Fold> __device__ inline void for_each_prefetched(std::uint64_t n, Load&& load, Fold&& fold) {
+  using Value = decltype(load(std::uint64_t{0}));
+  const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += unroll * step) {
+    Value v[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+      if (i + u * step < n) v[u] = load(i + u * step);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+      if (i + u * step < n) fold(i + u * step, v[u]);
+  }
+}
+
+/// The two sides' values of one index, as their loaders return them.
+template <class A, class B> struct LoadedPair {
+  A a;
+  B b;
+};
+
 /// The fused pass over flat indices [0, n); one Partial per block into `out`.
 template <class LA, class LB>
 __global__ void __launch_bounds__(block_threads)
     compare_kernel(LA la, LB lb, std::uint64_t n, Layout layout, KernelParams k, Partial* out) {
+  using Pair = LoadedPair<decltype(la(0)), decltype(lb(0))>;
   Partial p;
-  const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    std::int64_t oa, ob;
-    element_offsets(layout, i, oa, ob);
-    ::tensordiff::detail::accumulate_pair(p, la(oa), lb(ob), i, k);
-  }
+  for_each_prefetched(
+      n,
+      [&](std::uint64_t i) {
+        std::int64_t oa, ob;
+        element_offsets(layout, i, oa, ob);
+        return Pair{la(oa), lb(ob)};
+      },
+      [&](std::uint64_t i, const Pair& v) { ::tensordiff::detail::accumulate_pair(p, v.a, v.b, i, k); });
   block_reduce(p);
   if (threadIdx.x == 0) out[blockIdx.x] = p;
 }
@@ -176,14 +207,64 @@ template <class L>
 __global__ void __launch_bounds__(block_threads)
     summarize_kernel(L load, std::uint64_t n, Layout layout, SideStats* out) {
   SideStats s;
-  const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    std::int64_t off, unused;
-    element_offsets(layout, i, off, unused);
-    s.add(::tensordiff::detail::to_double(load(off)));
-  }
+  for_each_prefetched(
+      n,
+      [&](std::uint64_t i) {
+        std::int64_t off, unused;
+        element_offsets(layout, i, off, unused);
+        return load(off);
+      },
+      [&](std::uint64_t, auto x) { s.add(::tensordiff::detail::to_double(x)); });
   block_reduce(s);
   if (threadIdx.x == 0) out[blockIdx.x] = s;
+}
+
+/// Merges `count` block accumulators with one block of block_threads threads,
+/// in a fixed order (each thread a run of consecutive blocks, then the block
+/// tree): thread 0 ends with the total.
+template <class Acc> __device__ inline Acc merge_blocks(const Acc* parts, unsigned count) {
+  const unsigned per = (count + block_threads - 1) / block_threads;
+  Acc acc;
+  for (unsigned j = threadIdx.x * per; j < (threadIdx.x + 1) * per && j < count; ++j) acc.merge(parts[j]);
+  block_reduce(acc);
+  return acc;
+}
+
+/// What compare() copies back: the merged Partial and the elements at its
+/// argmax positions, as double (a and b at max_abs_index, then at max_rel_index).
+struct CompareResult {
+  Partial p;
+  double at[4];
+};
+
+/// One block: the total of compare_kernel's block Partials and the elements
+/// at its argmax positions (NaN where an index is outside [0, n)).
+template <class LA, class LB>
+__global__ void __launch_bounds__(block_threads)
+    finish_compare_kernel(const Partial* parts, unsigned count, LA la, LB lb, std::uint64_t n, Layout layout,
+                          CompareResult* out) {
+  const Partial p = merge_blocks(parts, count);
+  if (threadIdx.x != 0) return;
+  out->p = p;
+  const std::uint64_t index[2] = {p.max_abs_index, p.max_rel_index};
+  for (int j = 0; j < 2; ++j) {
+    double va = __longlong_as_double(0x7ff8000000000000ll), vb = va;  // quiet NaN
+    if (index[j] < n) {
+      std::int64_t oa, ob;
+      element_offsets(layout, index[j], oa, ob);
+      va = ::tensordiff::detail::to_double(la(oa));
+      vb = ::tensordiff::detail::to_double(lb(ob));
+    }
+    out->at[2 * j] = va;
+    out->at[2 * j + 1] = vb;
+  }
+}
+
+/// One block: the total of summarize_kernel's block statistics.
+__global__ void __launch_bounds__(block_threads)
+    finish_summarize_kernel(const SideStats* parts, unsigned count, SideStats* out) {
+  const SideStats s = merge_blocks(parts, count);
+  if (threadIdx.x == 0) *out = s;
 }
 
 }  // namespace detail

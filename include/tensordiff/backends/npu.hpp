@@ -208,10 +208,8 @@ Comparison compare(const TensorView& actual, const TensorView& expected, const C
                              const TensorView ha = detail::host_view(host[0], a, m), hb = detail::host_view(host[1], b, m);
                              const auto list = ::tensordiff::detail::chunked_reduce<detail::PartialList>(
                                  m, ce, o.threads, [&](std::uint64_t lo, std::uint64_t hi) {
-                                   const Partial p = ::tensordiff::detail::accumulate_range<Kernel>(
-                                       ha, hb, lo, hi, k, begin, found.seed(begin + lo));
-                                   found.see(p);
-                                   return detail::PartialList{{p}};
+                                   return detail::PartialList{
+                                       {::tensordiff::detail::accumulate_chunk<Kernel>(found, ha, hb, lo, hi, k, begin)}};
                                  });
                              for (const Partial& p : list.parts) total.merge(p);
                            });

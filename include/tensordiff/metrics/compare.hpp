@@ -179,6 +179,16 @@ class MaximaFloor {
   Partial best_;
 };
 
+/// accumulate_range of one chunk of a compare() whose chunks share `found`: it starts from the
+/// maxima found before its first index (index_base + begin) and adds its own to `found`.
+template <class Kernel>
+Partial accumulate_chunk(MaximaFloor& found, const TensorView& a, const TensorView& b, std::uint64_t begin,
+                         std::uint64_t end, const KernelParams& k, std::uint64_t index_base = 0) {
+  Partial p = accumulate_range<Kernel>(a, b, begin, end, k, index_base, found.seed(index_base + begin));
+  found.see(p);
+  return p;
+}
+
 template <class Kernel>
 Partial accumulate_views(const TensorView& a, const TensorView& b, const KernelParams& k, const CompareOptions& o) {
   if (is_complex(a.dtype) || is_complex(b.dtype))  // fail before any thread starts
@@ -187,9 +197,7 @@ Partial accumulate_views(const TensorView& a, const TensorView& b, const KernelP
   MaximaFloor found;  // by the chunks finished so far
   return chunked_reduce<Partial>(a.numel(), chunk_for_views(a, b, o.chunk_elements), threads,
                                  [&](std::uint64_t begin, std::uint64_t end) {
-    Partial p = accumulate_range<Kernel>(a, b, begin, end, k, 0, found.seed(begin));
-    found.see(p);
-    return p;
+    return accumulate_chunk<Kernel>(found, a, b, begin, end, k);
   });
 }
 }  // namespace detail

@@ -17,21 +17,7 @@
 namespace {
 namespace td = tensordiff;
 using td::cuda::detail::check;
-
-/// Owned device memory.
-class DeviceBytes {
- public:
-  explicit DeviceBytes(std::size_t n) : bytes_(n) { check(cudaMalloc(&ptr_, n), "cudaMalloc"); }
-  ~DeviceBytes() { (void)cudaFree(ptr_); }
-  DeviceBytes(const DeviceBytes&) = delete;
-  DeviceBytes& operator=(const DeviceBytes&) = delete;
-  template <class T> T* as() const { return static_cast<T*>(ptr_); }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_;
-};
+using td::cuda::detail::DeviceBuffer;  // device memory on the default stream, as every launch here
 
 __device__ inline std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -78,11 +64,11 @@ int sm_count() {
 }
 
 void bm_read(benchmark::State& st, std::size_t bytes) {
-  const DeviceBytes a(bytes / 2), b(bytes / 2);
+  const DeviceBuffer a(bytes / 2, nullptr), b(bytes / 2, nullptr);
   const unsigned blocks = static_cast<unsigned>(sm_count()) * 8;
-  const DeviceBytes out(blocks * sizeof(unsigned));
+  const DeviceBuffer out(blocks * sizeof(unsigned), nullptr);
   for (auto _ : st) {
-    read_kernel<<<blocks, 256>>>(a.as<uint4>(), b.as<uint4>(), a.bytes() / sizeof(uint4), out.as<unsigned>());
+    read_kernel<<<blocks, 256>>>(a.as<uint4>(), b.as<uint4>(), bytes / 2 / sizeof(uint4), out.as<unsigned>());
     check(cudaGetLastError(), "read_kernel launch");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   }
@@ -93,7 +79,7 @@ void bm_read(benchmark::State& st, std::size_t bytes) {
 /// transpose of a square-ish matrix (the strided path of the kernel).
 template <class TA, class TB> void bm_compare(benchmark::State& st, std::size_t bytes, bool transposed) {
   const std::size_t n = bytes / (sizeof(TA) + sizeof(TB));
-  const DeviceBytes a(n * sizeof(TA)), b(n * sizeof(TB));
+  const DeviceBuffer a(n * sizeof(TA), nullptr), b(n * sizeof(TB), nullptr);
   fill_pair<<<1024, 256>>>(a.as<TA>(), b.as<TB>(), n);
   check(cudaDeviceSynchronize(), "fill_pair");
   const td::DType dt_a = td::dtype_of<TA>(), dt_b = td::dtype_of<TB>();
@@ -113,8 +99,8 @@ template <class TA, class TB> void bm_compare(benchmark::State& st, std::size_t 
 
 void bm_summarize(benchmark::State& st, std::size_t bytes) {
   const std::size_t n = bytes / sizeof(float);
-  const DeviceBytes a(bytes), b(bytes);  // b: fill_pair's other side, unused
-  fill_pair<<<1024, 256>>>(a.as<float>(), b.as<float>(), n);
+  const DeviceBuffer a(bytes, nullptr);
+  fill_pair<<<1024, 256>>>(a.as<float>(), a.as<float>(), n);  // one buffer: b[i] = a[i](1 + d) lands last
   check(cudaDeviceSynchronize(), "fill_pair");
   const td::TensorView v(a.as<float>(), td::DType::float32, {static_cast<std::int64_t>(n)});
   for (auto _ : st) benchmark::DoNotOptimize(td::cuda::summarize(v).stats.sum);

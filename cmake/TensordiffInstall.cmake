@@ -28,6 +28,9 @@ configure_package_config_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/tensordiffConfig
   ${CMAKE_CURRENT_BINARY_DIR}/install/tensordiffConfig.cmake INSTALL_DESTINATION ${td_cmake_dir})
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/tensordiffDependencyFixes.cmake
   ${td_build_pkg_dir}/tensordiffDependencyFixes.cmake COPYONLY)
+configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/tensordiffSeparateKernels.cmake
+  ${td_build_pkg_dir}/tensordiffSeparateKernels.cmake COPYONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/install/tensordiffConfig.cmake
   ${td_build_pkg_dir}/tensordiffConfigVersion.cmake
-  ${CMAKE_CURRENT_SOURCE_DIR}/cmake/tensordiffDependencyFixes.cmake DESTINATION ${td_cmake_dir})
+  ${CMAKE_CURRENT_SOURCE_DIR}/cmake/tensordiffDependencyFixes.cmake
+  ${CMAKE_CURRENT_SOURCE_DIR}/cmake/tensordiffSeparateKernels.cmake DESTINATION ${td_cmake_dir})

@@ -14,6 +14,7 @@ target_link_libraries(tensordiff INTERFACE Threads::Threads)
 set_target_properties(tensordiff PROPERTIES EXPORT_NAME tensordiff)
 
 include(${CMAKE_CURRENT_LIST_DIR}/tensordiffDependencyFixes.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/tensordiffSeparateKernels.cmake)  # tensordiff_separate_kernels(), also for users
 
 # td_component(NAME FIND <package> [<find_package args>...] TARGET <target>
 #              DEBIAN <package> [DEFINE <macro>...])

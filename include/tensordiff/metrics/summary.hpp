@@ -83,4 +83,8 @@ template <class Kernel = kernels::Default> Summary summarize(const TensorView& v
   return make_summary(s, v.dtype, v.shape, n);
 }
 
+#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
+extern template Summary summarize<kernels::Default>(const TensorView&);  // compiled by metrics/instantiate.hpp
+#endif
+
 TD_NAMESPACE_END

@@ -140,6 +140,13 @@ struct MsprobePrecheck {
   /// mismatch is an error Verdict; complex dtypes throw Error{unsupported}. The float64 ULP
   /// standard is not_judged (msprobe has no parameters for it).
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
+    return detail::run_standard(*this, actual, expected, o);
+  }
+
+ private:
+  template <class S>
+  friend Verdict detail::run_standard(const S&, const TensorView&, const TensorView&, const CheckOptions&);
+  Verdict check_pass(const TensorView& actual, const TensorView& expected, const CheckOptions& o) const {
     Verdict v;
     v.standard = "precheck";
     v.kind = VerdictKind::aggregate;
@@ -267,4 +274,10 @@ struct MsprobePrecheck {
 };
 
 }  // namespace standards
+
+#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
+// Compiled once, by metrics/instantiate.hpp (see detail::run_standard).
+extern template Verdict detail::run_standard(const standards::MsprobePrecheck&, const TensorView&, const TensorView&,
+                                              const CheckOptions&);
+#endif
 TD_NAMESPACE_END

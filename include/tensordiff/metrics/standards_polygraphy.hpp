@@ -114,6 +114,13 @@ struct Polygraphy {
   /// error Verdict. A statistic other than elemwise keeps every difference in memory (16 bytes
   /// per element).
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
+    return detail::run_standard(*this, actual, expected, o);
+  }
+
+ private:
+  template <class S>
+  friend Verdict detail::run_standard(const S&, const TensorView&, const TensorView&, const CheckOptions&);
+  Verdict check_pass(const TensorView& actual, const TensorView& expected, const CheckOptions& o) const {
     validate();
     Verdict v;
     v.standard = "polygraphy";
@@ -166,4 +173,10 @@ struct Polygraphy {
 };
 
 }  // namespace standards
+
+#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
+// Compiled once, by metrics/instantiate.hpp (see detail::run_standard).
+extern template Verdict detail::run_standard(const standards::Polygraphy&, const TensorView&, const TensorView&,
+                                              const CheckOptions&);
+#endif
 TD_NAMESPACE_END

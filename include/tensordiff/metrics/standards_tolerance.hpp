@@ -128,6 +128,13 @@ struct Torch {
   /// dtypes throw Error{unsupported}. Keeps the o.worst_count worst mismatching elements.
   /// Throws Error{invalid_argument} when only one of rtol / atol is set.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
+    return detail::run_standard(*this, actual, expected, o);
+  }
+
+ private:
+  template <class S>
+  friend Verdict detail::run_standard(const S&, const TensorView&, const TensorView&, const CheckOptions&);
+  Verdict check_pass(const TensorView& actual, const TensorView& expected, const CheckOptions& o) const {
     const auto [r, a] = tolerances(actual.dtype, expected.dtype);
     Verdict v;
     v.standard = "torch";
@@ -162,6 +169,13 @@ struct Numpy {
   /// and real dtype pair). A shape mismatch is an error Verdict, not an exception; complex
   /// dtypes throw Error{unsupported}. Keeps the o.worst_count worst mismatching elements.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
+    return detail::run_standard(*this, actual, expected, o);
+  }
+
+ private:
+  template <class S>
+  friend Verdict detail::run_standard(const S&, const TensorView&, const TensorView&, const CheckOptions&);
+  Verdict check_pass(const TensorView& actual, const TensorView& expected, const CheckOptions& o) const {
     Verdict v;
     v.standard = "numpy";
     v.description = describe();
@@ -198,6 +212,13 @@ struct Ulp {
   /// and real dtype pair). A shape mismatch is an error Verdict, not an exception; complex
   /// dtypes throw Error{unsupported}. Keeps the o.worst_count worst mismatching elements.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
+    return detail::run_standard(*this, actual, expected, o);
+  }
+
+ private:
+  template <class S>
+  friend Verdict detail::run_standard(const S&, const TensorView&, const TensorView&, const CheckOptions&);
+  Verdict check_pass(const TensorView& actual, const TensorView& expected, const CheckOptions& o) const {
     Verdict v;
     v.standard = "ulp";
     v.kind = VerdictKind::ulp;
@@ -248,6 +269,13 @@ struct Bitwise {
   /// Verdict (not an exception), complex dtypes throw Error{unsupported}. Keeps the
   /// o.worst_count worst mismatching elements.
   Verdict check(const TensorView& actual, const TensorView& expected, const CheckOptions& o = {}) const {
+    return detail::run_standard(*this, actual, expected, o);
+  }
+
+ private:
+  template <class S>
+  friend Verdict detail::run_standard(const S&, const TensorView&, const TensorView&, const CheckOptions&);
+  Verdict check_pass(const TensorView& actual, const TensorView& expected, const CheckOptions& o) const {
     Verdict v;
     v.standard = "bitwise";
     v.description = describe();
@@ -279,4 +307,16 @@ struct Bitwise {
 };
 
 }  // namespace standards
+
+#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
+// Compiled once, by metrics/instantiate.hpp (see detail::run_standard).
+extern template Verdict detail::run_standard(const standards::Torch&, const TensorView&, const TensorView&,
+                                              const CheckOptions&);
+extern template Verdict detail::run_standard(const standards::Numpy&, const TensorView&, const TensorView&,
+                                              const CheckOptions&);
+extern template Verdict detail::run_standard(const standards::Ulp&, const TensorView&, const TensorView&,
+                                              const CheckOptions&);
+extern template Verdict detail::run_standard(const standards::Bitwise&, const TensorView&, const TensorView&,
+                                              const CheckOptions&);
+#endif
 TD_NAMESPACE_END

@@ -222,6 +222,14 @@ inline bool begin_verdict(Verdict& v, const TensorView& a, const TensorView& e) 
   return true;
 }
 
+/// check() of an element-wise standard S runs S::check_pass through this function template, so
+/// that with TD_SEPARATE_KERNELS each standard's pass (a loop for every dtype pair) is compiled
+/// once, in metrics/instantiate.hpp, instead of in every TU that calls check().
+template <class S>
+Verdict run_standard(const S& s, const TensorView& actual, const TensorView& expected, const CheckOptions& o) {
+  return s.check_pass(actual, expected, o);
+}
+
 inline void take_elementwise(Verdict& v, const ElementwiseResult& r) {
   v.mismatched = r.mismatched;
   v.greatest_abs = r.greatest_abs;

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <unistd.h>
 
 #include <tensordiff/distributed/shard.hpp>
 #ifndef TD_HAS_MPI
@@ -118,9 +117,9 @@ CompareArgs args_of(const nlohmann::json& o, const nlohmann::json& inputs) {
   return a;
 }
 
-/// Writes the CSVs, summary.json and report into a hidden folder inside
-/// out_dir, then renames them into place: a run that dies leaves no output
-/// under a final name. Prints the text summary; returns the exit code.
+/// Writes the CSVs, summary.json and report (write_compare_outputs: a run that
+/// dies leaves no output under a final name). Prints the text summary; returns
+/// the exit code.
 int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
   if (r.compat == td::match::Compat::msprobe && a.fuzzy && r.mode == td::match::Mode::statistics)
     std::cerr << "tensordiff: warning: msprobe 26.0 cannot produce this table (statistics mode with fuzzy matching "
@@ -130,12 +129,6 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
                     std::string("--mode ") + a.mode + " was asked for, but the dumps are " + mode_name(r.mode) + "-mode dumps",
                     {a.npu, "", std::nullopt});
 
-  std::error_code ec;
-  fs::create_directories(a.out_dir, ec);
-  if (ec) throw td::Error(td::ErrorCategory::io, "cannot create output folder: " + ec.message(), {a.out_dir, "", std::nullopt});
-  const fs::path stage = fs::path(a.out_dir) / (".tensordiff-partial-" + std::to_string(::getpid()));
-  fs::create_directories(stage, ec);
-  if (ec) throw td::Error(td::ErrorCategory::io, "cannot create folder: " + ec.message(), {stage.string(), "", std::nullopt});
   std::size_t pass = 0, warn = 0, err = 0, unmatched = 0, bench_only = 0, unreadable = 0;
   std::string first_unreadable;
   for (const auto& rc : r.ranks) {
@@ -148,14 +141,7 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
     }
     bench_only += rc.bench_only.size();
   }
-  std::vector<std::string> written;  // names inside the folder
-  for (const auto& f : td::report::write_compare_outputs(r, stage.string(), {a.html, a.jsonl, a.npu, a.bench}))
-    written.push_back(fs::path(f).filename().string());
-  for (const auto& f : written) {
-    fs::rename(stage / f, fs::path(a.out_dir) / f, ec);
-    if (ec) throw td::Error(td::ErrorCategory::io, "cannot move into place: " + ec.message(), {(stage / f).string(), "", std::nullopt});
-  }
-  fs::remove(stage, ec);
+  const auto written = td::report::write_compare_outputs(r, a.out_dir, {a.html, a.jsonl, a.npu, a.bench});
 
   std::cout << "tensordiff compare (" << mode_name(r.mode) << " mode, " << r.ranks.size() << " rank"
             << (r.ranks.size() == 1 ? "" : "s") << ")\n"
@@ -187,7 +173,7 @@ int write_outputs(const CompareArgs& a, const td::match::DumpComparison& r) {
   } else {
     std::cout << "  first divergence: none\n";
   }
-  for (const auto& f : written) std::cout << "  wrote " << (fs::path(a.out_dir) / f).string() << "\n";
+  for (const auto& f : written) std::cout << "  wrote " << f << "\n";
   std::cout.flush();
   // Also under --compat msprobe, whose table lets such rows pass.
   if (unreadable)

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <limits>
 #include <random>
@@ -225,6 +226,21 @@ TEST(Outputs, EveryFileOfACompareIsTheWritersOwn) {
   EXPECT_EQ(read_file(files[1]), jsonl.str());
   EXPECT_EQ(read_file(files[2]), td::report::render_html(td::report::html_report(x.r, "npu", "bench")));
   EXPECT_EQ(nlohmann::ordered_json::parse(read_file(files[3])), td::report::summary_json(x.r));
+  // The staging folder is gone: the folder holds exactly the files returned.
+  std::set<std::string> listed, returned(files.begin(), files.end());
+  for (const auto& e : std::filesystem::directory_iterator(out)) listed.insert(e.path().string());
+  EXPECT_EQ(listed, returned);
+}
+
+TEST(Outputs, AFailedWriteLeavesNoStagingFolderAndNamesTheFile) {
+  OneRow x("Torch.add.0.forward");
+  const auto out = x.d.path / "out";
+  // A non-empty folder where summary.json must go: its move into place fails.
+  std::filesystem::create_directories(out / "summary.json" / "keep");
+  const auto e = expect_io_error([&] { td::report::write_compare_outputs(x.r, out.string(), {false, false, "", ""}); });
+  EXPECT_NE(std::string(e.what()).find("summary.json"), std::string::npos) << e.what();
+  for (const auto& f : std::filesystem::directory_iterator(out))
+    EXPECT_EQ(f.path().filename().string().rfind(".tensordiff-partial", 0), std::string::npos) << f.path() << " left behind";
 }
 
 TEST(Outputs, AFullDiskIsAnErrorNamingTheFile) {

@@ -6,10 +6,14 @@
 // A CSV per rank (and step), a bench-only CSV where bench items had no NPU
 // partner (not under --compat msprobe, which drops them), optional JSON lines,
 // report.html and summary.json. Every write is checked (a full disk is an error
-// naming the file, never a silently short table).
+// naming the file, never a silently short table), and every file is written into
+// a hidden folder inside DIR first and renamed into place once all are complete:
+// a compare that fails or is killed leaves no half-written file under a final name.
 #pragma once
+#include <atomic>
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "../io/detail/output_file.hpp"
@@ -28,15 +32,46 @@ struct OutputOptions {
   std::string bench_label;  ///< the bench side's path, shown in the report
 };
 
+namespace detail {
+
+/// `dir`/.tensordiff-partial-<pid>-<n>: a folder of its own for each call (processes and threads
+/// writing into one `dir` never share one), removed with what it still holds when it goes out of
+/// scope. Only a killed process leaves it behind, and never under a final name.
+class StagingFolder {
+ public:
+  explicit StagingFolder(const std::filesystem::path& dir) {
+    static std::atomic<unsigned> calls{0};
+    path_ = dir / (".tensordiff-partial-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
+    std::error_code ec;
+    std::filesystem::create_directories(path_, ec);
+    if (ec) throw Error(ErrorCategory::io, "cannot create folder: " + ec.message(), {path_.string(), "", std::nullopt});
+  }
+  StagingFolder(const StagingFolder&) = delete;
+  StagingFolder& operator=(const StagingFolder&) = delete;
+  ~StagingFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);  // best effort: an error is already on its way, or all moved out
+  }
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace detail
+
 /// Writes the outputs of `r` into `dir` (created if missing); returns the paths written, in order.
-/// `timestamp` names the CSVs (msprobe's compare_result_<rank>_<timestamp>.csv).
-inline std::vector<std::string> write_compare_outputs(const match::DumpComparison& r, const std::string& dir,
+/// `timestamp` names the CSVs (msprobe's compare_result_<rank>_<timestamp>.csv). The files appear
+/// under their names only once every one of them is complete (see the top of this header).
+inline std::vector<std::string> write_compare_outputs(const match::DumpComparison& r, const std::string& out_dir,
                                                       const OutputOptions& o = {},
                                                       const std::string& timestamp = timestamp_now()) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(ErrorCategory::io, "cannot create output folder: " + ec.message(), {dir, "", std::nullopt});
+  fs::create_directories(out_dir, ec);
+  if (ec) throw Error(ErrorCategory::io, "cannot create output folder: " + ec.message(), {out_dir, "", std::nullopt});
+  const detail::StagingFolder stage(out_dir);
+  const std::string dir = stage.path().string();
   std::vector<std::string> written;
   for (const auto& rc : r.ranks) {
     const std::string base = (fs::path(dir) / result_file_name(rc, r.compat, r.multi_rank, timestamp)).string();
@@ -57,6 +92,12 @@ inline std::vector<std::string> write_compare_outputs(const match::DumpCompariso
   }
   written.push_back((fs::path(dir) / "summary.json").string());
   io::detail::write_output_file(written.back(), [&](std::ostream& os) { os << summary_json(r).dump(2) << "\n"; });
+  for (auto& f : written) {
+    const fs::path final_path = fs::path(out_dir) / fs::path(f).filename();
+    fs::rename(f, final_path, ec);
+    if (ec) throw Error(ErrorCategory::io, "cannot move into place: " + ec.message(), {final_path.string(), "", std::nullopt});
+    f = final_path.string();
+  }
   return written;
 }
 

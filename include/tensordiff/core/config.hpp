@@ -35,6 +35,26 @@
 #define TD_HWY_DYNAMIC 1
 #endif
 
+// TD_SEPARATE_KERNELS=1 (CMake: tensordiff_separate_kernels()) compiles the heavy
+// passes (the default kernel's fused pass, summarize, the standards' element-wise
+// passes) in one TU instead of in every TU that calls them. Each such pass is named
+// once, after its definition, as TD_SEPARATE_PASS(<its signature>): the TU that
+// includes metrics/instantiate.hpp (which defines TD_INSTANTIATE_SEPARATE_PASSES
+// first) instantiates it there, every other TU declares it extern.
+#if defined(TD_INSTANTIATE_SEPARATE_PASSES)
+/// Names a pass compiled once under TD_SEPARATE_KERNELS: here (metrics/instantiate.hpp's TU)
+/// its explicit instantiation.
+#define TD_SEPARATE_PASS(...) template __VA_ARGS__;
+#elif defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
+/// Names a pass compiled once under TD_SEPARATE_KERNELS: here an extern declaration (the TU
+/// only calls it).
+#define TD_SEPARATE_PASS(...) extern template __VA_ARGS__;
+#else
+/// Names a pass compiled once under TD_SEPARATE_KERNELS: nothing without it (header-only, every
+/// TU compiles what it calls).
+#define TD_SEPARATE_PASS(...)
+#endif
+
 // ABI tags (as nlohmann/json does): every setting above is part of the inline
 // namespace's name, so two translation units — or two libraries in one program
 // — built with different settings get different symbols instead of silently

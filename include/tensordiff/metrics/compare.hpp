@@ -140,12 +140,9 @@ Partial accumulate_range(const TensorView& a, const TensorView& b, std::uint64_t
   return p;
 }
 
-#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
-// The fused pass of the default kernel is compiled in the one TU that includes
-// metrics/instantiate.hpp (see there); other TUs only call it.
-extern template Partial accumulate_range<kernels::Default>(const TensorView&, const TensorView&, std::uint64_t,
-                                                           std::uint64_t, const KernelParams&, std::uint64_t, Partial);
-#endif
+// With TD_SEPARATE_KERNELS the default kernel's fused pass is compiled once (core/config.hpp).
+TD_SEPARATE_PASS(Partial accumulate_range<kernels::Default>(const TensorView&, const TensorView&, std::uint64_t,
+                                                            std::uint64_t, const KernelParams&, std::uint64_t, Partial))
 
 /// The chunk size for a pair of views: `chunk`, or at least tile_rows (64) whole rows when a
 /// view reads faster across rows (transposed), so the tiled walk (core/detail/runs.hpp) reads

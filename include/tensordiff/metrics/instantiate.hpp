@@ -9,7 +9,8 @@
 // them once instead:
 //
 //   - define TD_SEPARATE_KERNELS=1 in every TU of the program, and
-//   - include this header in exactly one .cpp file
+//   - include this header in exactly one .cpp file, before any other
+//     tensordiff header (a file of its own is simplest)
 // (CMake: tensordiff_separate_kernels(<target>) does both).
 //
 // The other TUs then only call the passes (extern template): a TU with
@@ -17,26 +18,12 @@
 // compiled once. Kernels named explicitly (compare<kernels::Scalar>) are
 // still compiled where they are used.
 #pragma once
+#ifdef TD_NAMESPACE_BEGIN
+#error "include tensordiff/metrics/instantiate.hpp in a .cpp file of its own, before any other tensordiff header"
+#endif
+// Every TD_SEPARATE_PASS(...) the headers below write becomes an explicit
+// instantiation in this TU (core/config.hpp).
+#define TD_INSTANTIATE_SEPARATE_PASSES 1
 #include "compare.hpp"
 #include "standards.hpp"
 #include "summary.hpp"
-
-TD_NAMESPACE_BEGIN
-/// \cond detail
-template Partial detail::accumulate_range<kernels::Default>(const TensorView&, const TensorView&, std::uint64_t,
-                                                            std::uint64_t, const KernelParams&, std::uint64_t, Partial);
-template Summary summarize<kernels::Default>(const TensorView&);
-template Verdict detail::run_standard(const standards::Torch&, const TensorView&, const TensorView&,
-                                       const CheckOptions&);
-template Verdict detail::run_standard(const standards::Numpy&, const TensorView&, const TensorView&,
-                                       const CheckOptions&);
-template Verdict detail::run_standard(const standards::Ulp&, const TensorView&, const TensorView&,
-                                       const CheckOptions&);
-template Verdict detail::run_standard(const standards::Bitwise&, const TensorView&, const TensorView&,
-                                       const CheckOptions&);
-template Verdict detail::run_standard(const standards::Polygraphy&, const TensorView&, const TensorView&,
-                                       const CheckOptions&);
-template Verdict detail::run_standard(const standards::MsprobePrecheck&, const TensorView&, const TensorView&,
-                                       const CheckOptions&);
-/// \endcond
-TD_NAMESPACE_END

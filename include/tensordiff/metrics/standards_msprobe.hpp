@@ -275,9 +275,5 @@ struct MsprobePrecheck {
 
 }  // namespace standards
 
-#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
-// Compiled once, by metrics/instantiate.hpp (see detail::run_standard).
-extern template Verdict detail::run_standard(const standards::MsprobePrecheck&, const TensorView&, const TensorView&,
-                                              const CheckOptions&);
-#endif
+TD_SEPARATE_STANDARD(standards::MsprobePrecheck)
 TD_NAMESPACE_END

@@ -174,9 +174,5 @@ struct Polygraphy {
 
 }  // namespace standards
 
-#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
-// Compiled once, by metrics/instantiate.hpp (see detail::run_standard).
-extern template Verdict detail::run_standard(const standards::Polygraphy&, const TensorView&, const TensorView&,
-                                              const CheckOptions&);
-#endif
+TD_SEPARATE_STANDARD(standards::Polygraphy)
 TD_NAMESPACE_END

@@ -308,15 +308,8 @@ struct Bitwise {
 
 }  // namespace standards
 
-#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
-// Compiled once, by metrics/instantiate.hpp (see detail::run_standard).
-extern template Verdict detail::run_standard(const standards::Torch&, const TensorView&, const TensorView&,
-                                              const CheckOptions&);
-extern template Verdict detail::run_standard(const standards::Numpy&, const TensorView&, const TensorView&,
-                                              const CheckOptions&);
-extern template Verdict detail::run_standard(const standards::Ulp&, const TensorView&, const TensorView&,
-                                              const CheckOptions&);
-extern template Verdict detail::run_standard(const standards::Bitwise&, const TensorView&, const TensorView&,
-                                              const CheckOptions&);
-#endif
+TD_SEPARATE_STANDARD(standards::Torch)
+TD_SEPARATE_STANDARD(standards::Numpy)
+TD_SEPARATE_STANDARD(standards::Ulp)
+TD_SEPARATE_STANDARD(standards::Bitwise)
 TD_NAMESPACE_END

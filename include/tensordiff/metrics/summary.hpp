@@ -83,8 +83,6 @@ template <class Kernel = kernels::Default> Summary summarize(const TensorView& v
   return make_summary(s, v.dtype, v.shape, n);
 }
 
-#if defined(TD_SEPARATE_KERNELS) && TD_SEPARATE_KERNELS
-extern template Summary summarize<kernels::Default>(const TensorView&);  // compiled by metrics/instantiate.hpp
-#endif
+TD_SEPARATE_PASS(Summary summarize<kernels::Default>(const TensorView&))  // compiled once (core/config.hpp)
 
 TD_NAMESPACE_END

@@ -230,6 +230,10 @@ Verdict run_standard(const S& s, const TensorView& actual, const TensorView& exp
   return s.check_pass(actual, expected, o);
 }
 
+/// TD_SEPARATE_PASS of standard S's pass, written after S at the namespace scope of TD_NAMESPACE_BEGIN.
+#define TD_SEPARATE_STANDARD(S) \
+  TD_SEPARATE_PASS(Verdict detail::run_standard(const S&, const TensorView&, const TensorView&, const CheckOptions&))
+
 inline void take_elementwise(Verdict& v, const ElementwiseResult& r) {
   v.mismatched = r.mismatched;
   v.greatest_abs = r.greatest_abs;

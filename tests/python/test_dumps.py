@@ -168,3 +168,14 @@ def test_output_files_equal_the_cli_files(tmp_path):
         assert open(a, "rb").read() == open(b, "rb").read()
         assert open(a[:-4] + ".jsonl", "rb").read() == open(b[:-4] + ".jsonl", "rb").read()
     assert open(tmp_path / "py" / "summary.json", "rb").read() == open(tmp_path / "cli" / "summary.json", "rb").read()
+    # Every file is in place under its final name, none left in a staging folder.
+    assert sorted(os.listdir(tmp_path / "py")) == sorted(os.path.basename(f) for f in r.files)
+
+
+def test_a_failed_output_write_leaves_no_staging_folder(tmp_path):
+    npu = os.path.join(DUMPS, "multirank_fp32_statistics", "npu")
+    bench = os.path.join(DUMPS, "multirank_fp32_statistics", "bench")
+    (tmp_path / "out" / "summary.json" / "keep").mkdir(parents=True)  # summary.json cannot move into place
+    with pytest.raises(OSError, match="summary.json"):
+        td.compare_dumps(npu, bench, output=tmp_path / "out")
+    assert not [f for f in os.listdir(tmp_path / "out") if f.startswith(".tensordiff-partial")]

@@ -7,7 +7,7 @@
 // partner (not under --compat msprobe, which drops them), optional JSON lines,
 // report.html and summary.json. Every write is checked (a full disk is an error
 // naming the file, never a silently short table), and every file is written into
-// a hidden folder inside DIR first and renamed into place once all are complete:
+// a hidden folder inside the output folder first and renamed into place once all are complete:
 // a compare that fails or is killed leaves no half-written file under a final name.
 #pragma once
 #include <atomic>
@@ -60,7 +60,7 @@ class StagingFolder {
 
 }  // namespace detail
 
-/// Writes the outputs of `r` into `dir` (created if missing); returns the paths written, in order.
+/// Writes the outputs of `r` into `out_dir` (created if missing); returns the paths written, in order.
 /// `timestamp` names the CSVs (msprobe's compare_result_<rank>_<timestamp>.csv). The files appear
 /// under their names only once every one of them is complete (see the top of this header).
 inline std::vector<std::string> write_compare_outputs(const match::DumpComparison& r, const std::string& out_dir,

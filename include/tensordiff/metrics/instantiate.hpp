@@ -21,8 +21,8 @@
 #ifdef TD_NAMESPACE_BEGIN
 #error "include tensordiff/metrics/instantiate.hpp in a .cpp file of its own, before any other tensordiff header"
 #endif
-// Every TD_SEPARATE_PASS(...) the headers below write becomes an explicit
-// instantiation in this TU (core/config.hpp).
+/// Makes every TD_SEPARATE_PASS(...) the headers below write an explicit instantiation in this
+/// TU (core/config.hpp).
 #define TD_INSTANTIATE_SEPARATE_PASSES 1
 #include "compare.hpp"
 #include "standards.hpp"

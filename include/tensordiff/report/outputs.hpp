@@ -10,7 +10,9 @@
 // a hidden folder inside the output folder first and renamed into place once all are complete:
 // a compare that fails or is killed leaves no half-written file under a final name.
 #pragma once
-#include <atomic>
+#include <cerrno>
+#include <cstdlib>  // mkdtemp (POSIX)
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -34,17 +36,17 @@ struct OutputOptions {
 
 namespace detail {
 
-/// `dir`/.tensordiff-partial-<pid>-<n>: a folder of its own for each call (processes and threads
-/// writing into one `dir` never share one), removed with what it still holds when it goes out of
-/// scope. Only a killed process leaves it behind, and never under a final name.
+/// `dir`/.tensordiff-partial-<pid>-XXXXXX: a new folder for each call, made by mkdtemp (atomic, so
+/// processes, threads and libraries writing into one `dir` never share one), removed with what it
+/// still holds when it goes out of scope. Only a killed process leaves it behind, and never under a
+/// final name.
 class StagingFolder {
  public:
   explicit StagingFolder(const std::filesystem::path& dir) {
-    static std::atomic<unsigned> calls{0};
-    path_ = dir / (".tensordiff-partial-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
-    std::error_code ec;
-    std::filesystem::create_directories(path_, ec);
-    if (ec) throw Error(ErrorCategory::io, "cannot create folder: " + ec.message(), {path_.string(), "", std::nullopt});
+    std::string name = (dir / (".tensordiff-partial-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+    if (::mkdtemp(name.data()) == nullptr)
+      throw Error(ErrorCategory::io, std::string("cannot create folder: ") + std::strerror(errno), {name, "", std::nullopt});
+    path_ = name;
   }
   StagingFolder(const StagingFolder&) = delete;
   StagingFolder& operator=(const StagingFolder&) = delete;

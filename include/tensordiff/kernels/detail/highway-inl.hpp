@@ -46,6 +46,7 @@
 
 #include "hwy_workarounds.hpp"
 #include <hwy/highway.h>
+#include <hwy/cache_control.h>
 
 #include <cfloat>
 #include <cmath>
@@ -457,6 +458,34 @@ HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_REST
   hn::Store(hn::Max(hn::Load(df, mx_carry), mx), df, mx_carry);
 }
 
+/// At position w of the block [begin, end), prefetches the same position of the next block on
+/// both sides, once per 64 bytes of `a`. The addresses are formed as integers: past the end of
+/// the data they are never dereferenced, and a prefetch does not fault.
+template <class TA, class TB>
+HWY_INLINE void PrefetchNextBlock(const TA* pa, const TB* pb, size_t begin, size_t end, size_t w) {
+  if (((w - begin) * sizeof(TA)) % 64 != 0) return;
+  const size_t ahead = w + (end - begin);
+  hwy::Prefetch(reinterpret_cast<const TA*>(reinterpret_cast<uintptr_t>(pa) + ahead * sizeof(TA)));
+  hwy::Prefetch(reinterpret_cast<const TB*>(reinterpret_cast<uintptr_t>(pb) + ahead * sizeof(TB)));
+}
+
+/// Whether FloatBlock walks a block more than once when a set has both float-lane parts and
+/// double sums: float-lane parts first, then the double sums (a bf16 pair's two vectors a step
+/// in a walk each). x86 before AVX-512 has 16 vector registers, too few for the full set's ~22
+/// accumulators and constants: GCC 12 kept some double sums on the stack, each update a load,
+/// add and store chained to the next (AMD EPYC Zen 3, AVX2: the f16 loop took ~22 cycles per 8
+/// pairs). The last walk re-reads the block from L1 / L2 and prefetches the next block, so the
+/// memory does not idle while it computes (without it f32 lost a quarter from memory). A lane
+/// sums the same terms as in one walk (bf16: its even pairs, then its odd ones), within the
+/// same bound. The same targets prefetch the next block in the one walk of two f32 sides: there
+/// the hardware prefetcher alone left the lean sets at ~0.4× of the read bandwidth (16-bit
+/// sides lost with it). Measured on Zen 3: README, "x86 without AVX-512".
+#if (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3) && !defined(TD_HWY_ONE_WALK)
+inline constexpr bool kSplitFloatPass = true;
+#else
+inline constexpr bool kSplitFloatPass = false;
+#endif
+
 /// One step of max |a − b| in float lanes with its exactness test (FloatBlock's kAbsInFloat):
 /// the maximum is kept as unsigned bits (an integer max orders non-negative floats as floats do
 /// and keeps a NaN, whose bits lie above +inf's, where a float max would drop it). Vectors by
@@ -510,11 +539,23 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f);
   const auto zf = hn::Zero(df);
   std::uint64_t below0 = 0, below1 = 0;  // popcounts: a masked vector add each cost ~10 % of the pass
+  constexpr bool kSplit = kSplitFloatPass && !kChecked && (kSquares || kDiffSums) && kRel;
+  // a walk over the double sums prefetches the next block (kSplit), or the one walk of two f32 sides
+  constexpr bool kPrefetch = kSplitFloatPass && !kChecked && (kSplit || (sizeof(TA) == 4 && sizeof(TB) == 4));
+  // One walk of the block over the float-lane parts (kF) and / or the double sums (kD), of the
+  // vectors u in [kU0, kU1) of each step.
+  auto walk = [&](auto float_parts, auto double_sums, auto u0, auto u1) {
+    constexpr bool kF = decltype(float_parts)::value, kD = decltype(double_sums)::value;
+    constexpr size_t kU0 = decltype(u0)::value, kU1 = decltype(u1)::value;
   for (size_t w = begin; w < end; w += kSub * NF) {
-    for (size_t u = 0; u < kSub; ++u) {
+    for (size_t u = kU0; u < kU1; ++u) {
       const size_t j = w + u * NF;
       const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
-      if constexpr (kChecked) {
+      if constexpr (kPrefetch && kD) {
+        if (u == 0) PrefetchNextBlock(pa, pb, begin, end, w);
+      }
+      if constexpr (!kF) {
+      } else if constexpr (kChecked) {
         if (HWY_UNLIKELY(!hn::AllTrue(df, BothFinite(fa, fb)))) {
           for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
           continue;
@@ -522,12 +563,12 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
       } else if constexpr (kFloatProbe) {
         probe = hn::MulAdd(fa, zf, hn::MulAdd(fb, zf, probe));  // NaN once an input is NaN / inf
       }
-      if constexpr (kSides) {
+      if constexpr (kF && kSides) {
         MinMax(fa, mna, mxa);
         MinMax(fb, mnb, mxb);
       }
-      if constexpr (kAbsInFloat) AbsMaxInFloat(fa, fb, mabs_bits, rounded);
-      if constexpr (kRel) {
+      if constexpr (kF && kAbsInFloat) AbsMaxInFloat(fa, fb, mabs_bits, rounded);
+      if constexpr (kF && kRel) {
         const auto q = RelErrorF(df, fa, fb, eps);
         if constexpr (kRelMax) {
           mrel = hn::Max(mrel, q);
@@ -538,7 +579,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
           for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
         }
       }
-      if constexpr (kSquares || kDiff) {
+      if constexpr (kD && (kSquares || kDiff)) {
         for (size_t h = 0; h < NF; h += N) {
           const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
           if constexpr (kSides) {
@@ -562,6 +603,20 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
         }
       }
     }
+  }
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  using U0 = std::integral_constant<size_t, 0>;
+  using USub = std::integral_constant<size_t, kSub>;
+  if constexpr (kSplit) {
+    walk(Yes{}, No{}, U0{}, USub{});
+    // a bf16 pair's two vectors a step each get a walk of their own: both in one overflowed
+    // the registers again (a lane sums its even pairs first, then its odd ones)
+    walk(No{}, Yes{}, U0{}, std::integral_constant<size_t, 1>{});
+    if constexpr (kSub == 2) walk(No{}, Yes{}, std::integral_constant<size_t, 1>{}, USub{});
+  } else {
+    walk(Yes{}, Yes{}, U0{}, USub{});
   }
   if constexpr (kAbsInFloat) {
     const auto mabs_f = hn::BitCast(df, mabs_bits);

@@ -474,12 +474,13 @@ HWY_INLINE void PrefetchNextBlock(const TA* pa, const TB* pb, size_t begin, size
 /// in a walk each). x86 before AVX-512 has 16 vector registers, too few for the full set's ~22
 /// accumulators and constants: GCC 12 kept some double sums on the stack, each update a load,
 /// add and store chained to the next (AMD EPYC Zen 3, AVX2: the f16 loop took ~22 cycles per 8
-/// pairs). The last walk re-reads the block from L1 / L2 and prefetches the next block, so the
-/// memory does not idle while it computes (without it f32 lost a quarter from memory). A lane
-/// sums the same terms as in one walk (bf16: its even pairs, then its odd ones), within the
-/// same bound. The same targets prefetch the next block in the one walk of two f32 sides: there
-/// the hardware prefetcher alone left the lean sets at ~0.4× of the read bandwidth (16-bit
-/// sides lost with it). Measured on Zen 3: README, "x86 without AVX-512".
+/// pairs). The double-sum walks re-read the block from L1 / L2, and the first of them
+/// prefetches the next block, so the memory does not idle while they compute (without it f32
+/// lost a quarter from memory). A lane sums the same terms as in one walk (bf16: its even pairs,
+/// then its odd ones), within the same bound. The same targets prefetch the next block in the
+/// one walk of two f32 sides: there the hardware prefetcher alone left the lean sets at ~0.4× of
+/// the read bandwidth (16-bit sides lost with it). Defining TD_HWY_ONE_WALK turns both off (the
+/// A/B builds). Measured on Zen 3: README, "x86 without AVX-512".
 #if (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3) && !defined(TD_HWY_ONE_WALK)
 inline constexpr bool kSplitFloatPass = true;
 #else
@@ -547,63 +548,63 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   auto walk = [&](auto float_parts, auto double_sums, auto u0, auto u1) {
     constexpr bool kF = decltype(float_parts)::value, kD = decltype(double_sums)::value;
     constexpr size_t kU0 = decltype(u0)::value, kU1 = decltype(u1)::value;
-  for (size_t w = begin; w < end; w += kSub * NF) {
-    for (size_t u = kU0; u < kU1; ++u) {
-      const size_t j = w + u * NF;
-      const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
-      if constexpr (kPrefetch && kD) {
-        if (u == 0) PrefetchNextBlock(pa, pb, begin, end, w);
-      }
-      if constexpr (!kF) {
-      } else if constexpr (kChecked) {
-        if (HWY_UNLIKELY(!hn::AllTrue(df, BothFinite(fa, fb)))) {
-          for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
-          continue;
+    for (size_t w = begin; w < end; w += kSub * NF) {
+      for (size_t u = kU0; u < kU1; ++u) {
+        const size_t j = w + u * NF;
+        const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
+        if constexpr (kPrefetch && kD) {
+          if (u == 0) PrefetchNextBlock(pa, pb, begin, end, w);
         }
-      } else if constexpr (kFloatProbe) {
-        probe = hn::MulAdd(fa, zf, hn::MulAdd(fb, zf, probe));  // NaN once an input is NaN / inf
-      }
-      if constexpr (kF && kSides) {
-        MinMax(fa, mna, mxa);
-        MinMax(fb, mnb, mxb);
-      }
-      if constexpr (kF && kAbsInFloat) AbsMaxInFloat(fa, fb, mabs_bits, rounded);
-      if constexpr (kF && kRel) {
-        const auto q = RelErrorF(df, fa, fb, eps);
-        if constexpr (kRelMax) {
-          mrel = hn::Max(mrel, q);
-          below0 += hn::CountTrue(df, hn::Lt(q, t0));
-          below1 += hn::CountTrue(df, hn::Lt(q, t1));
-        }
-        if constexpr (kRelSum) {
-          for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
-        }
-      }
-      if constexpr (kD && (kSquares || kDiff)) {
-        for (size_t h = 0; h < NF; h += N) {
-          const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
-          if constexpr (kSides) {
-            sa = hn::Add(sa, xa);
-            sb = hn::Add(sb, xb);
+        if constexpr (!kF) {
+        } else if constexpr (kChecked) {
+          if (HWY_UNLIKELY(!hn::AllTrue(df, BothFinite(fa, fb)))) {
+            for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
+            continue;
           }
-          if constexpr (kSquares) {
-            sqa = hn::MulAdd(xa, xa, sqa);
-            sqb = hn::MulAdd(xb, xb, sqb);
+        } else if constexpr (kFloatProbe) {
+          probe = hn::MulAdd(fa, zf, hn::MulAdd(fb, zf, probe));  // NaN once an input is NaN / inf
+        }
+        if constexpr (kF && kSides) {
+          MinMax(fa, mna, mxa);
+          MinMax(fb, mnb, mxb);
+        }
+        if constexpr (kF && kAbsInFloat) AbsMaxInFloat(fa, fb, mabs_bits, rounded);
+        if constexpr (kF && kRel) {
+          const auto q = RelErrorF(df, fa, fb, eps);
+          if constexpr (kRelMax) {
+            mrel = hn::Max(mrel, q);
+            below0 += hn::CountTrue(df, hn::Lt(q, t0));
+            below1 += hn::CountTrue(df, hn::Lt(q, t1));
           }
-          if constexpr (kDot) dot = hn::MulAdd(xa, xb, dot);
-          if constexpr (kDiff) {
-            const auto diff = hn::Sub(xa, xb);
-            const auto ad = hn::Abs(diff);
-            if constexpr (kDiffSums) {
-              ssd = hn::MulAdd(diff, diff, ssd);
-              sad = hn::Add(sad, ad);
+          if constexpr (kRelSum) {
+            for (size_t h = 0; h < NF; h += N) srel = hn::Add(srel, PromoteHalf(d, q, h));
+          }
+        }
+        if constexpr (kD && (kSquares || kDiff)) {
+          for (size_t h = 0; h < NF; h += N) {
+            const auto xa = HalfAsDouble(d, fa, pa + j, h), xb = HalfAsDouble(d, fb, pb + j, h);
+            if constexpr (kSides) {
+              sa = hn::Add(sa, xa);
+              sb = hn::Add(sb, xb);
             }
-            if constexpr (kAbsMax) mabs = hn::Max(mabs, ad);
+            if constexpr (kSquares) {
+              sqa = hn::MulAdd(xa, xa, sqa);
+              sqb = hn::MulAdd(xb, xb, sqb);
+            }
+            if constexpr (kDot) dot = hn::MulAdd(xa, xb, dot);
+            if constexpr (kDiff) {
+              const auto diff = hn::Sub(xa, xb);
+              const auto ad = hn::Abs(diff);
+              if constexpr (kDiffSums) {
+                ssd = hn::MulAdd(diff, diff, ssd);
+                sad = hn::Add(sad, ad);
+              }
+              if constexpr (kAbsMax) mabs = hn::Max(mabs, ad);
+            }
           }
         }
       }
     }
-  }
   };
   using Yes = std::true_type;
   using No = std::false_type;

@@ -23,3 +23,4 @@ endif()
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "" FORCE)
 endif()
+include(TensordiffKernelsLibrary)  # td_link_kernels(): the passes compiled once per build

@@ -27,7 +27,7 @@ if [ ! -f "$out/libgtest_all.a" ]; then
 fi
 
 tests=(kernels_highway_adversarial_test kernels_highway_rel_test kernels_xsimd_test kernels_eigen_test)
-defs=(-DTD_HAS_HIGHWAY=1 -DTD_HAS_XSIMD=1 -DTD_HAS_EIGEN=1)
+defs=(-DTD_HAS_HIGHWAY=1 -DTD_HAS_XSIMD=1 -DTD_HAS_EIGEN=1 -DHWY_COMPILE_ALL_ATTAINABLE)  # every Arm target
 build() {  # static, so qemu needs no AArch64 sysroot; glibc's getaddrinfo note is noise here
   "${cxx[@]}" "${defs[@]}" "tests/unit/$1.cpp" "$out/libgtest_all.a" -static -o "$out/$1" 2> >(grep -v -e getaddrinfo -e 'in function .*MakeConnection' >&2)
 }
@@ -38,16 +38,30 @@ build "${tests[2]}" & build "${tests[3]}"; wait
 # runs SVE_256 too; 2048 runs the generic SVE / SVE2 code at a width no fixed-length target
 # covers (32 doubles a vector: block edges and tails move). Every run forces each target the
 # emulated CPU supports (tests/unit/kernels_highway_test_util.hpp). Under emulation this takes
-# about 4 minutes, so the slow per-length tests (float / int) stay on x86.
-failed=0
+# about 13 minutes of CPU (the slow per-length tests, float / int, stay on x86), so the runs go in
+# two lanes of about equal length, one per core; each lane's output is printed when both are done.
 run() {
-  echo "== $*"
-  qemu-aarch64 -cpu "max,sve$1=on" "$out/$2" --gtest_brief=1 "${@:3}" || failed=1
+  echo "== qemu sve$1: ${*:2}"
+  qemu-aarch64 -cpu "max,sve$1=on" "$out/$2" --gtest_brief=1 "${@:3}"
 }
-run 256 kernels_highway_adversarial_test
-run 256 kernels_highway_rel_test
-run 128 kernels_highway_adversarial_test
-run 2048 kernels_highway_adversarial_test --gtest_filter='*F32F32:*BF16BF16:*F16F16:*F64F64:*I16I16:*StridedViews*'
-run 128 kernels_xsimd_test --gtest_filter='XsimdAdversarial.*'
-run 128 kernels_eigen_test --gtest_filter='EigenAdversarial.*'
+lane_a() {
+  local rc=0
+  run 256 kernels_highway_adversarial_test || rc=1
+  run 2048 kernels_highway_adversarial_test --gtest_filter='*F32F32:*BF16BF16:*F16F16:*F64F64:*I16I16:*StridedViews*' || rc=1
+  return "$rc"
+}
+lane_b() {
+  local rc=0
+  run 128 kernels_highway_adversarial_test || rc=1
+  run 256 kernels_highway_rel_test || rc=1
+  run 128 kernels_xsimd_test --gtest_filter='XsimdAdversarial.*' || rc=1
+  run 128 kernels_eigen_test --gtest_filter='EigenAdversarial.*' || rc=1
+  return "$rc"
+}
+failed=0
+lane_a > "$out/lane_a.log" 2>&1 & a=$!
+lane_b > "$out/lane_b.log" 2>&1 & b=$!
+wait "$a" || failed=1
+wait "$b" || failed=1
+cat "$out/lane_a.log" "$out/lane_b.log"
 exit "$failed"

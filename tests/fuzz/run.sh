@@ -6,6 +6,7 @@
 #   tests/fuzz/run.sh [SECONDS=60] [TARGET...]
 #   TD_FUZZ_BUILD_DIR=/tmp/fz tests/fuzz/run.sh 30 fuzz_zip
 #   TD_FUZZ_SEED=7 tests/fuzz/run.sh    # reproducible run (CI sets a seed)
+#   TD_FUZZ_JOBS=1 tests/fuzz/run.sh    # one target at a time (default: two)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
@@ -39,23 +40,38 @@ seeds_with_regressions() {
   return 0
 }
 
-mkdir -p "$build/artifacts"
-status=0
-for t in "${targets[@]}"; do
-  work="$build/corpus-$t"  # grows while fuzzing; the committed corpus stays small
+# One target: its output (summary or failure) in $build/$t.out, its verdict in $build/$t.status.
+fuzz_one() {
+  local t=$1 work="$build/corpus-$1"  # grows while fuzzing; the committed corpus stays small
   mkdir -p "$work"
   echo "== $t for ${secs}s"
-  # shellcheck disable=SC2046
-  seed_arg=()
+  local seed_arg=()
   [ -n "${TD_FUZZ_SEED:-}" ] && seed_arg=(-seed="$TD_FUZZ_SEED")
+  # shellcheck disable=SC2046
   if ! "$build/bin/$t" "${seed_arg[@]}" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix="$build/artifacts/$t-" -print_final_stats=1 "$work" $(seeds_with_regressions "$t") \
       >"$build/$t.log" 2>&1; then
     echo "!! $t failed; see $build/$t.log and $build/artifacts/"
     tail -40 "$build/$t.log"
-    status=1
+    echo failed >"$build/$t.status"
   else
     grep -E "^stat::number_of_executed_units|^stat::new_units_added|Done [0-9]+ runs" "$build/$t.log" || true
+    echo passed >"$build/$t.status"
   fi
+}
+
+# TD_FUZZ_JOBS targets at a time (default 2, one per core of a CI machine); outputs in target order.
+mkdir -p "$build/artifacts"
+parallel=${TD_FUZZ_JOBS:-2}
+for t in "${targets[@]}"; do
+  rm -f "$build/$t.status"
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  fuzz_one "$t" >"$build/$t.out" 2>&1 &
+done
+wait
+status=0
+for t in "${targets[@]}"; do
+  cat "$build/$t.out"
+  [ "$(cat "$build/$t.status" 2>/dev/null)" = passed ] || status=1
 done
 exit $status

@@ -9,7 +9,10 @@ using td_test::for_each_highway_target;
 
 TEST(HighwayKernel, TargetsCompiledAndForcible) {
   const auto targets = kernels::highway_targets();
+  ASSERT_FALSE(targets.empty());
+#if HWY_DISABLED_TARGETS == 0  // all attainable: a SIMD target and the scalar fallback at least
   EXPECT_GE(targets.size(), 2u) << "HWY_COMPILE_ALL_ATTAINABLE should give several targets";
+#endif
   EXPECT_FALSE(kernels::set_highway_target("NO_SUCH_TARGET"));
   EXPECT_TRUE(kernels::set_highway_target("best"));
   EXPECT_EQ(kernels::highway_target(), targets.front());

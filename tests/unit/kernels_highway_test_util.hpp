@@ -1,11 +1,11 @@
-// Shared by the Highway kernel tests: runtime dispatch with every attainable
-// target compiled, and a loop that forces each target the CPU supports.
+// Shared by the Highway kernel tests: runtime dispatch, and a loop that forces each compiled
+// target the CPU supports. Which targets are compiled comes from the build, never from here:
+// CMake gives every TU of these tests and their kernels library the same setting
+// (HWY_COMPILE_ALL_ATTAINABLE, less TD_TEST_HWY_DISABLED_TARGETS; cmake/TensordiffKernelsLibrary.cmake),
+// since two TUs of one program with different target lists break the one definition rule.
 #pragma once
 #ifndef TD_HWY_DYNAMIC
 #define TD_HWY_DYNAMIC 1
-#endif
-#ifndef HWY_COMPILE_ALL_ATTAINABLE
-#define HWY_COMPILE_ALL_ATTAINABLE  // also the targets below -march=native
 #endif
 #include "tensordiff/kernels/highway.hpp"
 

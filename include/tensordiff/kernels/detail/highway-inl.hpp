@@ -555,13 +555,12 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
         if constexpr (kPrefetch && kD) {
           if (u == 0) PrefetchNextBlock(pa, pb, begin, end, w);
         }
-        if constexpr (!kF) {
-        } else if constexpr (kChecked) {
+        if constexpr (kF && kChecked) {
           if (HWY_UNLIKELY(!hn::AllTrue(df, BothFinite(fa, fb)))) {
             for (size_t l = 0; l < NF; ++l) accumulate_pair(fallback, pa[j + l], pb[j + l], first + j + l, k);
             continue;
           }
-        } else if constexpr (kFloatProbe) {
+        } else if constexpr (kF && kFloatProbe) {
           probe = hn::MulAdd(fa, zf, hn::MulAdd(fb, zf, probe));  // NaN once an input is NaN / inf
         }
         if constexpr (kF && kSides) {

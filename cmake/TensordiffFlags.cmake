@@ -23,4 +23,12 @@ endif()
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "" FORCE)
 endif()
+# td_hot_code(<target>): code the tests run hard (the kernels, the kernel tests, the CLI) gets
+# TD_HOT_CODE_FLAGS after the build type's flags, e.g. -O1 in CI's sanitizer build, whose other
+# code builds at -O0 (half the compile time; Highway's wrappers and the CLI's dump walks at -O0
+# would run the kernel tests and the CLI's time-limited hostile cases several times slower).
+set(TD_HOT_CODE_FLAGS "" CACHE STRING "Options for the code the tests run hard, e.g. -O1 where the rest builds at -O0")
+function(td_hot_code target)
+  target_compile_options(${target} PRIVATE ${TD_HOT_CODE_FLAGS})
+endfunction()
 include(TensordiffKernelsLibrary)  # td_link_kernels(): the passes compiled once per build

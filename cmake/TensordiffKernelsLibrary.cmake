@@ -16,14 +16,19 @@
 # (HWY_DISABLED_TARGETS); CI's sanitizer build keeps AVX2 and up, which halves the kernel tests'
 # build: "HWY_SCALAR|HWY_EMU128|HWY_SSSE3|HWY_SSE4" (those ran in the Release build).
 #
+# TD_ONE_KERNELS_LIBRARY: every program links the ALL_TARGETS library, so a build compiles the
+# passes once (CI's sanitizer build, whose two libraries would otherwise hold the same targets
+# on an AVX2 machine). The libraries are hot code (td_hot_code, TensordiffFlags.cmake).
+#
 # Position-independent with hidden symbols, so the Python module links it too.
 set(TD_TEST_HWY_DISABLED_TARGETS "" CACHE STRING
     "Highway targets the kernel tests leave out (HWY_DISABLED_TARGETS), e.g. HWY_SCALAR|HWY_SSE4")
+option(TD_ONE_KERNELS_LIBRARY "Every program links the all-targets kernels library" OFF)
 function(td_link_kernels target)
   cmake_parse_arguments(K "ALL_TARGETS" "" "" ${ARGN})
   set(lib td_kernels)
   set(target_list "")  # Highway's own default list
-  if(K_ALL_TARGETS AND TARGET tensordiff::highway)
+  if((K_ALL_TARGETS OR TD_ONE_KERNELS_LIBRARY) AND TARGET tensordiff::highway)
     set(lib td_kernels_all_targets)
     set(target_list HWY_COMPILE_ALL_ATTAINABLE)
     if(TD_TEST_HWY_DISABLED_TARGETS)
@@ -43,6 +48,7 @@ function(td_link_kernels target)
                                             VISIBILITY_INLINES_HIDDEN ON)
     target_link_libraries(${lib} PUBLIC tensordiff::tensordiff td_build_flags ${components})
     target_compile_definitions(${lib} PUBLIC TD_SEPARATE_KERNELS=1 ${target_list})
+    td_hot_code(${lib})
   endif()
   target_link_libraries(${target} PRIVATE ${lib})
 endfunction()

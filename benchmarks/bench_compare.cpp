@@ -272,6 +272,7 @@ template <class Kernel> void register_backend(const char* backend, std::size_t b
   reg("f16", [bytes, t](benchmark::State& s) { bm_compare<Kernel, float16, float16>(s, bytes, t); });
   reg("f32_bf16", [bytes, t](benchmark::State& s) { bm_compare<Kernel, float, bfloat16>(s, bytes, t); });
   reg("int32", [bytes, t](benchmark::State& s) { bm_compare<Kernel, std::int32_t, std::int32_t>(s, bytes, t); });
+  reg("f64", [bytes, t](benchmark::State& s) { bm_compare<Kernel, double, double>(s, bytes, t); });
 }
 
 /// The lean metric sets and the transposed view, for one backend.
@@ -293,6 +294,11 @@ template <class Kernel> void register_lean(const char* backend, std::size_t byte
         [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, bfloat16, bfloat16>(s, bytes, t, m); });
     reg(std::string("BM_compare_set/") + name + "/f16",
         [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, float16, float16>(s, bytes, t, m); });
+    // The double-lane pass (no float-lane relative error): the "every dtype".
+    reg(std::string("BM_compare_set/") + name + "/f64",
+        [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, double, double>(s, bytes, t, m); });
+    reg(std::string("BM_compare_set/") + name + "/int32",
+        [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, std::int32_t, std::int32_t>(s, bytes, t, m); });
   }
   reg("BM_compare_transposed/f32", [bytes, t](benchmark::State& s) { bm_compare_transposed<Kernel, float>(s, bytes, t); });
   reg("BM_compare_transposed/bf16",

@@ -459,12 +459,14 @@ HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_REST
 }
 
 /// At position w of the block [begin, end), prefetches the same position of the next block on
-/// both sides, once per 64 bytes of `a`. The addresses are formed as integers: past the end of
-/// the data they are never dereferenced, and a prefetch does not fault.
+/// both sides (at most 8 KiB of `a` ahead: a further distance, the double-lane pass's 16 KiB
+/// blocks of f64, left its statistics ~15 % slower from memory on Zen 3), once per 64 bytes of
+/// `a`. The addresses are formed as integers: past the end of the data they are never
+/// dereferenced, and a prefetch does not fault.
 template <class TA, class TB>
 HWY_INLINE void PrefetchNextBlock(const TA* pa, const TB* pb, size_t begin, size_t end, size_t w) {
   if (((w - begin) * sizeof(TA)) % 64 != 0) return;
-  const size_t ahead = w + (end - begin);
+  const size_t ahead = w + HWY_MIN(end - begin, 8192 / sizeof(TA));
   hwy::Prefetch(reinterpret_cast<const TA*>(reinterpret_cast<uintptr_t>(pa) + ahead * sizeof(TA)));
   hwy::Prefetch(reinterpret_cast<const TB*>(reinterpret_cast<uintptr_t>(pb) + ahead * sizeof(TB)));
 }
@@ -833,16 +835,24 @@ HWY_INLINE SideStats SideLanes(D d, hn::Vec<D> mn, hn::Vec<D> mx, hn::Vec<D> sum
 
 /// One block [begin, end) of the double-lane pass (drive_blocks' `run`): sums, counts and side
 /// statistics into `p`, the block maxima into `m`. Every pair sees the operations of
-/// detail::accumulate_pair in double lanes. The accumulators are local vectors (SVE / RVV
-/// vectors cannot be struct members or array elements): 14 of them plus the constants fit the
-/// 32 AVX-512 registers; more sets spilled and measured slower — the pass is bound by its uop
-/// count, not by the latency of the add / max chains. Threshold counts are scalar popcounts of
-/// the comparison masks (a masked vector add per count cost more on Zen 4).
-template <bool kChecked, class TA, class TB>
+/// detail::accumulate_pair in double lanes, those of the parts in `kParts` (see FloatBlock).
+/// The accumulators are local vectors (SVE / RVV vectors cannot be struct members or array
+/// elements): the full set's 14 plus the constants fit the 32 AVX-512 registers; more sets
+/// spilled and measured slower — the pass is bound by its uop count, not by the latency of the
+/// add / max chains. Threshold counts are scalar popcounts of the comparison masks (a masked
+/// vector add per count cost more on Zen 4).
+template <unsigned kParts, bool kChecked, class TA, class TB>
 HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                             std::uint64_t first, const KernelParams& k, const RelParams& r, Partial& p,
                             BlockMaxima& m, Partial& fallback) {
   constexpr bool kIntegral = is_integral_storage_v<TA> && is_integral_storage_v<TB>;  // always finite
+  constexpr bool kSides = kParts & kPartSides, kDot = kParts & kPartDot, kDiffSums = kParts & kPartDiffSums;
+  constexpr bool kAbsMax = kParts & kPartAbsMax, kRelMax = kParts & kPartRelMax, kRelSum = kParts & kPartRelSum;
+  // The branch-free run's finiteness probe is a lane sum that is finite when every term was: Σx
+  // of the sides, else Σa² and Σb², else Σ|a − b| (summed for the probe if the set has no sum).
+  constexpr bool kProbeAbs = !kIntegral && !kSides && !kDot;
+  // x86 before AVX-512 (kSplitFloatPass): the hardware prefetcher alone left the lean sets short.
+  constexpr bool kPrefetch = kSplitFloatPass && !kChecked;
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   auto dot = hn::Zero(d), ssd = hn::Zero(d), sad = hn::Zero(d), srel = hn::Zero(d);
@@ -859,36 +869,59 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
         continue;
       }
     }
-    SideAdd(va, mna, mxa, sa, sqa);
-    SideAdd(vb, mnb, mxb, sb, sqb);
-    dot = hn::MulAdd(va, vb, dot);
-    const auto diff = hn::Sub(va, vb);
-    ssd = hn::MulAdd(diff, diff, ssd);
-    const auto ad = hn::Abs(diff);
-    sad = hn::Add(sad, ad);
-    mabs = hn::Max(mabs, ad);
-    const auto rel = RelErrorD(d, va, vb, eps, r);
-    srel = hn::Add(srel, rel);
-    mrel = hn::Max(mrel, rel);
-    below0 += hn::CountTrue(d, hn::Lt(rel, t0));
-    below1 += hn::CountTrue(d, hn::Lt(rel, t1));
+    if constexpr (kPrefetch) PrefetchNextBlock(pa, pb, begin, end, j);
+    if constexpr (kSides) {
+      SideAdd(va, mna, mxa, sa, sqa);
+      SideAdd(vb, mnb, mxb, sb, sqb);
+    } else if constexpr (kDot) {
+      sqa = hn::MulAdd(va, va, sqa);
+      sqb = hn::MulAdd(vb, vb, sqb);
+    }
+    if constexpr (kDot) dot = hn::MulAdd(va, vb, dot);
+    if constexpr (kDiffSums || kAbsMax || kProbeAbs) {
+      const auto diff = hn::Sub(va, vb);
+      if constexpr (kDiffSums) ssd = hn::MulAdd(diff, diff, ssd);
+      const auto ad = hn::Abs(diff);
+      if constexpr (kDiffSums || kProbeAbs) sad = hn::Add(sad, ad);
+      if constexpr (kAbsMax) mabs = hn::Max(mabs, ad);
+    }
+    if constexpr (kRelMax || kRelSum) {
+      const auto rel = RelErrorD(d, va, vb, eps, r);
+      if constexpr (kRelSum) srel = hn::Add(srel, rel);
+      if constexpr (kRelMax) {
+        mrel = hn::Max(mrel, rel);
+        below0 += hn::CountTrue(d, hn::Lt(rel, t0));
+        below1 += hn::CountTrue(d, hn::Lt(rel, t1));
+      }
+    }
   }
-  // For inputs that widen exactly and are at most 2^128 in magnitude (all but double), a lane's
-  // Σx is finite exactly when all its elements were; a double block whose sum overflowed is
-  // merely re-run on the checked path.
-  if (!kChecked && !kIntegral && HWY_UNLIKELY(!hn::AllTrue(d, BothFinite(sa, sb))))
-    return false;
+  // For inputs that widen exactly and are at most 2^128 in magnitude (all but double), the probe
+  // is finite exactly when every pair was; a double block whose probe overflowed is merely re-run
+  // on the checked path.
+  if constexpr (!kChecked && !kIntegral) {
+    const auto finite = kSides ? BothFinite(sa, sb) : kDot ? BothFinite(sqa, sqb) : hn::IsFinite(sad);
+    if (HWY_UNLIKELY(!hn::AllTrue(d, finite))) return false;
+  }
   Partial q;
-  q.dot = LaneSum(d, dot);
-  q.sum_sq_diff = LaneSum(d, ssd);
-  q.sum_abs_diff = LaneSum(d, sad);
-  q.sum_rel = LaneSum(d, srel);
-  q.rel_below[0] = below0;
-  q.rel_below[1] = below1;
-  q.a = SideLanes(d, mna, mxa, sa, sqa);
-  q.b = SideLanes(d, mnb, mxb, sb, sqb);
-  m.abs = LaneExtreme<true>(d, mabs);
-  m.rel = LaneExtreme<true>(d, mrel);
+  if constexpr (kDot) q.dot = LaneSum(d, dot);
+  if constexpr (kDiffSums) {
+    q.sum_sq_diff = LaneSum(d, ssd);
+    q.sum_abs_diff = LaneSum(d, sad);
+  }
+  if constexpr (kRelSum) q.sum_rel = LaneSum(d, srel);
+  if constexpr (kRelMax) {
+    q.rel_below[0] = below0;
+    q.rel_below[1] = below1;
+    m.rel = LaneExtreme<true>(d, mrel);
+  }
+  if constexpr (kSides) {
+    q.a = SideLanes(d, mna, mxa, sa, sqa);
+    q.b = SideLanes(d, mnb, mxb, sb, sqb);
+  } else if constexpr (kDot) {
+    q.a.sum_sq = LaneSum(d, sqa);
+    q.b.sum_sq = LaneSum(d, sqb);
+  }
+  if constexpr (kAbsMax) m.abs = LaneExtreme<true>(d, mabs);
   p.merge(q);
   return true;
 }
@@ -924,40 +957,71 @@ HWY_INLINE bool SummarizeBlock(const T* HWY_RESTRICT px, size_t begin, size_t en
   return true;
 }
 
-/// Fused pass over n contiguous pairs (see detail::accumulate_pair), driven by drive_blocks:
-/// the float-lane pass where it applies, else the double-lane pass in blocks of
-/// kBlockSteps × 4 vectors.
-template <class TA, class TB>
-HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
-                             const KernelParams& k, Partial& out) {
-  if constexpr (kFloatLane<TA> && kFloatLane<TB>) {
-    if (k.rel_float32) {
-      // A few compiled variants, cheapest first: a metric set runs the first that covers it.
-      constexpr unsigned kAssertClose = kPartRelMax | kPartAbsMax, kCosineMaxAbs = kPartDot | kPartAbsMax;
-      constexpr unsigned kErrors = kPartRelMax | kPartRelSum | kPartAbsMax | kPartDiffSums;
-      const unsigned need = part_bits(pass_parts(k.metrics));
-      if ((need & ~kAssertClose) == 0) AccumulateFloat<kAssertClose>(pa, pb, n, first, k, out);
-      else if ((need & ~kCosineMaxAbs) == 0) AccumulateFloat<kCosineMaxAbs>(pa, pb, n, first, k, out);
-      else if ((need & ~kPartSides) == 0) AccumulateFloat<kPartSides>(pa, pb, n, first, k, out);
-      else if ((need & ~kErrors) == 0) AccumulateFloat<kErrors>(pa, pb, n, first, k, out);
-      else AccumulateFloat<kPartAll>(pa, pb, n, first, k, out);
-      return;
-    }
-  }
+/// The double-lane pass over n contiguous pairs, driven by drive_blocks in blocks of
+/// kBlockSteps × 4 vectors; `kParts` as in FloatBlock.
+template <unsigned kParts, class TA, class TB>
+HWY_INLINE void AccumulateDouble(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
+                                 const KernelParams& k, Partial& out) {
   const size_t N = hn::Lanes(hn::ScalableTag<double>());
   const RelParams rp(k, is_narrow_float_v<TA> && is_narrow_float_v<TB>);
   // Each lane (and the scalar fallback) sums at most 4·N·kBlockSteps terms before the block is
   // folded, which bounds the rounding of the non-negative sums by about
   // (4·N·kBlockSteps + blocks) · 2^-53 relative: < 5e-13 for n ≤ 1e6.
   constexpr size_t kBlockSteps = 128;
+  // kSplitFloatPass targets (16 vector registers) walk a block of the full set twice, sides and
+  // Σa·b first, then the errors: the full set's 14 accumulators and 3 constants spill there.
+  // Each field comes from one walk, so the result is the one walk's, bit for bit.
+  constexpr unsigned kFirst = kPartSides | kPartDot, kSecond = kParts & ~kFirst;
+  constexpr bool kSplit = kSplitFloatPass && (kParts & kFirst) == kFirst && kSecond != 0;
   drive_blocks(
       pa, pb, n, 4 * N, 4 * N * kBlockSteps, first, k, out,
       [&](auto checked, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial& fallback) {
-        return DoubleBlock<decltype(checked)::value>(pa, pb, begin, end, first, k, rp, p, m, fallback);
+        if constexpr (kSplit && !decltype(checked)::value) {
+          Partial q;  // merged only once both walks saw finite data (else the block is re-run checked)
+          if (!DoubleBlock<kFirst, false>(pa, pb, begin, end, first, k, rp, q, m, fallback) ||
+              !DoubleBlock<kSecond, false>(pa, pb, begin, end, first, k, rp, q, m, fallback))
+            return false;
+          p.merge(q);
+          return true;
+        }
+        return DoubleBlock<kParts, decltype(checked)::value>(pa, pb, begin, end, first, k, rp, p, m, fallback);
       },
       [&](auto target, size_t begin, size_t end, double value) {
         return BlockIndexOf<decltype(target)::value>(pa, pb, begin, end, value, rp);
       });
+}
+
+/// Calls f(std::integral_constant<unsigned, kParts>) with the first compiled variant of a pass
+/// that covers the parts `k.metrics` needs, cheapest first.
+template <class F> HWY_INLINE void WithPassVariant(const KernelParams& k, F&& f) {
+  constexpr unsigned kAssertClose = kPartRelMax | kPartAbsMax, kCosineMaxAbs = kPartDot | kPartAbsMax;
+  constexpr unsigned kErrors = kPartRelMax | kPartRelSum | kPartAbsMax | kPartDiffSums;
+  const unsigned need = part_bits(pass_parts(k.metrics));
+  if ((need & ~kAssertClose) == 0) f(std::integral_constant<unsigned, kAssertClose>());
+  else if ((need & ~kCosineMaxAbs) == 0) f(std::integral_constant<unsigned, kCosineMaxAbs>());
+  else if ((need & ~kPartSides) == 0) f(std::integral_constant<unsigned, kPartSides>());
+  else if ((need & ~kErrors) == 0) f(std::integral_constant<unsigned, kErrors>());
+  else f(std::integral_constant<unsigned, kPartAll>());
+}
+
+/// Fused pass over n contiguous pairs (see detail::accumulate_pair): the float-lane pass where it
+/// applies, else the double-lane pass. Lean metric sets get their own variant of the pass for
+/// float-lane pairs and same-type pairs of the double-lane one (f64, 8/16/32-bit integers);
+/// mixed double-lane pairs run the full pass (a variant each would multiply compile time).
+template <class TA, class TB>
+HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
+                             const KernelParams& k, Partial& out) {
+  if constexpr (kFloatLane<TA> && kFloatLane<TB>) {
+    if (k.rel_float32) {
+      WithPassVariant(k, [&](auto parts) { AccumulateFloat<decltype(parts)::value>(pa, pb, n, first, k, out); });
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<TA, TB> && !kFloatLane<TA>) {
+    WithPassVariant(k, [&](auto parts) { AccumulateDouble<decltype(parts)::value>(pa, pb, n, first, k, out); });
+  } else {
+    AccumulateDouble<kPartAll>(pa, pb, n, first, k, out);
+  }
 }
 
 /// SideStats of n contiguous elements; see SideStats::add. Same block scheme as Accumulate.

@@ -63,7 +63,7 @@ struct DataSet {
 
 template <class T> T store(double x) {
   if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(x));
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(std::llround(x * 1000.0));
+  else if constexpr (std::is_integral_v<T>) return static_cast<T>(std::llround(x * (sizeof(T) == 1 ? 30.0 : 1000.0)));
   else return static_cast<T>(x);
 }
 
@@ -299,6 +299,10 @@ template <class Kernel> void register_lean(const char* backend, std::size_t byte
         [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, double, double>(s, bytes, t, m); });
     reg(std::string("BM_compare_set/") + name + "/int32",
         [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, std::int32_t, std::int32_t>(s, bytes, t, m); });
+    reg(std::string("BM_compare_set/") + name + "/int16",
+        [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, std::int16_t, std::int16_t>(s, bytes, t, m); });
+    reg(std::string("BM_compare_set/") + name + "/int8",
+        [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, std::int8_t, std::int8_t>(s, bytes, t, m); });
   }
   reg("BM_compare_transposed/f32", [bytes, t](benchmark::State& s) { bm_compare_transposed<Kernel, float>(s, bytes, t); });
   reg("BM_compare_transposed/bf16",

@@ -14,7 +14,8 @@
 #
 # TD_TEST_HWY_DISABLED_TARGETS leaves targets out of that library and its users
 # (HWY_DISABLED_TARGETS); CI's sanitizer build keeps AVX2 and up, which halves the kernel tests'
-# build: "HWY_SCALAR|HWY_EMU128|HWY_SSSE3|HWY_SSE4" (those ran in the Release build).
+# build: "HWY_SCALAR|HWY_EMU128|HWY_SSSE3|HWY_SSE4" (those ran in the Release build), plus
+# "HWY_AVX3|HWY_AVX3_DL" on a CPU without AVX-512 (code it could not run).
 #
 # TD_ONE_KERNELS_LIBRARY: every program links the ALL_TARGETS library, so a build compiles the
 # passes once (CI's sanitizer build, whose two libraries would otherwise hold the same targets

@@ -137,22 +137,24 @@ struct RelParams {
 
 /// detail::relative_error of double lanes (finite lanes); `eps` is Set(d, r.eps). Its float32
 /// form rounds to float after every operation: for +, −, ÷ of floats that equals float
-/// arithmetic (53 ≥ 2·24 + 2 bits, so the double rounding is innocuous).
-template <class D>
+/// arithmetic (53 ≥ 2·24 + 2 bits, so the double rounding is innocuous). kFloat64: the caller
+/// knows r.f32 is false, so its loop has no run-time test.
+template <bool kFloat64 = false, class D>
 HWY_INLINE hn::Vec<D> RelErrorD(D d, hn::Vec<D> va, hn::Vec<D> vb, hn::Vec<D> eps, const RelParams& r) {
-  if (r.round_inputs) {
+  const bool f32 = !kFloat64 && r.f32;
+  if (!kFloat64 && r.round_inputs) {
     va = RoundToFloat(d, va);
     vb = RoundToFloat(d, vb);
   }
   const auto zero = hn::Eq(vb, hn::Zero(d));
   auto n = hn::Add(va, eps);
-  if (r.f32) n = RoundToFloat(d, n);
+  if (f32) n = RoundToFloat(d, n);
   n = hn::IfThenElse(zero, n, va);
   const auto den = hn::IfThenElse(zero, eps, vb);
   auto num = hn::Sub(n, den);
-  if (r.f32) num = RoundToFloat(d, num);
+  if (f32) num = RoundToFloat(d, num);
   auto q = hn::Div(num, den);
-  if (r.f32) q = RoundToFloat(d, q);
+  if (f32) q = RoundToFloat(d, q);
   return hn::Abs(q);
 }
 
@@ -471,6 +473,13 @@ HWY_INLINE void PrefetchNextBlock(const TA* pa, const TB* pb, size_t begin, size
   hwy::Prefetch(reinterpret_cast<const TB*>(reinterpret_cast<uintptr_t>(pb) + ahead * sizeof(TB)));
 }
 
+/// x86 before AVX-512: 16 vector registers, and masks are vectors (no mask registers).
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
+inline constexpr bool kX86BeforeAvx512 = true;
+#else
+inline constexpr bool kX86BeforeAvx512 = false;
+#endif
+
 /// Whether FloatBlock walks a block more than once when a set has both float-lane parts and
 /// double sums: float-lane parts first, then the double sums (a bf16 pair's two vectors a step
 /// in a walk each). x86 before AVX-512 has 16 vector registers, too few for the full set's ~22
@@ -483,10 +492,10 @@ HWY_INLINE void PrefetchNextBlock(const TA* pa, const TB* pb, size_t begin, size
 /// one walk of two f32 sides: there the hardware prefetcher alone left the lean sets at ~0.4× of
 /// the read bandwidth (16-bit sides lost with it). Defining TD_HWY_ONE_WALK turns both off (the
 /// A/B builds). Measured on Zen 3: README, "x86 without AVX-512".
-#if (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3) && !defined(TD_HWY_ONE_WALK)
-inline constexpr bool kSplitFloatPass = true;
+#if defined(TD_HWY_ONE_WALK)
+inline constexpr bool kMultiWalk = false;
 #else
-inline constexpr bool kSplitFloatPass = false;
+inline constexpr bool kMultiWalk = kX86BeforeAvx512;
 #endif
 
 /// One step of max |a − b| in float lanes with its exactness test (FloatBlock's kAbsInFloat):
@@ -542,9 +551,9 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   const auto eps = hn::Set(df, eps_f), t0 = hn::Set(df, t0_f), t1 = hn::Set(df, t1_f);
   const auto zf = hn::Zero(df);
   std::uint64_t below0 = 0, below1 = 0;  // popcounts: a masked vector add each cost ~10 % of the pass
-  constexpr bool kSplit = kSplitFloatPass && !kChecked && (kSquares || kDiffSums) && kRel;
+  constexpr bool kSplit = kMultiWalk && !kChecked && (kSquares || kDiffSums) && kRel;
   // a walk over the double sums prefetches the next block (kSplit), or the one walk of two f32 sides
-  constexpr bool kPrefetch = kSplitFloatPass && !kChecked && (kSplit || (sizeof(TA) == 4 && sizeof(TB) == 4));
+  constexpr bool kPrefetch = kMultiWalk && !kChecked && (kSplit || (sizeof(TA) == 4 && sizeof(TB) == 4));
   // One walk of the block over the float-lane parts (kF) and / or the double sums (kD), of the
   // vectors u in [kU0, kU1) of each step.
   auto walk = [&](auto float_parts, auto double_sums, auto u0, auto u1) {
@@ -840,8 +849,10 @@ HWY_INLINE SideStats SideLanes(D d, hn::Vec<D> mn, hn::Vec<D> mx, hn::Vec<D> sum
 /// elements): the full set's 14 plus the constants fit the 32 AVX-512 registers; more sets
 /// spilled and measured slower — the pass is bound by its uop count, not by the latency of the
 /// add / max chains. Threshold counts are scalar popcounts of the comparison masks (a masked
-/// vector add per count cost more on Zen 4).
-template <unsigned kParts, bool kChecked, class TA, class TB>
+/// vector add per count cost more on Zen 4); x86 before AVX-512, whose masks are vectors, subtracts
+/// the masks from integer lanes instead (one uop a count, not three). kFloat64Rel: the relative
+/// error is float64 (known at compile time).
+template <unsigned kParts, bool kChecked, bool kFloat64Rel, class TA, class TB>
 HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                             std::uint64_t first, const KernelParams& k, const RelParams& r, Partial& p,
                             BlockMaxima& m, Partial& fallback) {
@@ -851,13 +862,15 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   // The branch-free run's finiteness probe is a lane sum that is finite when every term was: Σx
   // of the sides, else Σa² and Σb², else Σ|a − b| (summed for the probe if the set has no sum).
   constexpr bool kProbeAbs = !kIntegral && !kSides && !kDot;
-  // x86 before AVX-512 (kSplitFloatPass): the hardware prefetcher alone left the lean sets short.
-  constexpr bool kPrefetch = kSplitFloatPass && !kChecked;
+  // x86 before AVX-512 (kMultiWalk): the hardware prefetcher alone left the lean sets short.
+  constexpr bool kPrefetch = kMultiWalk && !kChecked;
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   auto dot = hn::Zero(d), ssd = hn::Zero(d), sad = hn::Zero(d), srel = hn::Zero(d);
   auto mabs = hn::Set(d, -1.0), mrel = hn::Set(d, -1.0);
   std::uint64_t below0 = 0, below1 = 0;
+  const hn::RebindToSigned<decltype(d)> di;
+  auto nbelow0 = hn::Zero(di), nbelow1 = hn::Zero(di);  // kX86BeforeAvx512: −(mask) summed per lane
   auto mna = hn::Set(d, detail::inf()), mxa = hn::Set(d, -detail::inf()), sa = hn::Zero(d), sqa = hn::Zero(d);
   auto mnb = mna, mxb = mxa, sb = hn::Zero(d), sqb = hn::Zero(d);
   const auto eps = hn::Set(d, r.eps), t0 = hn::Set(d, k.rel_thresholds[0]), t1 = hn::Set(d, k.rel_thresholds[1]);
@@ -886,12 +899,17 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
       if constexpr (kAbsMax) mabs = hn::Max(mabs, ad);
     }
     if constexpr (kRelMax || kRelSum) {
-      const auto rel = RelErrorD(d, va, vb, eps, r);
+      const auto rel = RelErrorD<kFloat64Rel>(d, va, vb, eps, r);
       if constexpr (kRelSum) srel = hn::Add(srel, rel);
       if constexpr (kRelMax) {
         mrel = hn::Max(mrel, rel);
-        below0 += hn::CountTrue(d, hn::Lt(rel, t0));
-        below1 += hn::CountTrue(d, hn::Lt(rel, t1));
+        if constexpr (kX86BeforeAvx512) {
+          nbelow0 = hn::Sub(nbelow0, hn::BitCast(di, hn::VecFromMask(d, hn::Lt(rel, t0))));
+          nbelow1 = hn::Sub(nbelow1, hn::BitCast(di, hn::VecFromMask(d, hn::Lt(rel, t1))));
+        } else {
+          below0 += hn::CountTrue(d, hn::Lt(rel, t0));
+          below1 += hn::CountTrue(d, hn::Lt(rel, t1));
+        }
       }
     }
   }
@@ -910,8 +928,8 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   }
   if constexpr (kRelSum) q.sum_rel = LaneSum(d, srel);
   if constexpr (kRelMax) {
-    q.rel_below[0] = below0;
-    q.rel_below[1] = below1;
+    q.rel_below[0] = below0 + static_cast<std::uint64_t>(hn::GetLane(hn::SumOfLanes(di, nbelow0)));
+    q.rel_below[1] = below1 + static_cast<std::uint64_t>(hn::GetLane(hn::SumOfLanes(di, nbelow1)));
     m.rel = LaneExtreme<true>(d, mrel);
   }
   if constexpr (kSides) {
@@ -959,7 +977,7 @@ HWY_INLINE bool SummarizeBlock(const T* HWY_RESTRICT px, size_t begin, size_t en
 
 /// The double-lane pass over n contiguous pairs, driven by drive_blocks in blocks of
 /// kBlockSteps × 4 vectors; `kParts` as in FloatBlock.
-template <unsigned kParts, class TA, class TB>
+template <unsigned kParts, bool kFloat64Rel, class TA, class TB>
 HWY_INLINE void AccumulateDouble(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
                                  const KernelParams& k, Partial& out) {
   const size_t N = hn::Lanes(hn::ScalableTag<double>());
@@ -968,23 +986,23 @@ HWY_INLINE void AccumulateDouble(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRI
   // folded, which bounds the rounding of the non-negative sums by about
   // (4·N·kBlockSteps + blocks) · 2^-53 relative: < 5e-13 for n ≤ 1e6.
   constexpr size_t kBlockSteps = 128;
-  // kSplitFloatPass targets (16 vector registers) walk a block of the full set twice, sides and
+  // kMultiWalk targets (16 vector registers) walk a block of the full set twice, sides and
   // Σa·b first, then the errors: the full set's 14 accumulators and 3 constants spill there.
   // Each field comes from one walk, so the result is the one walk's, bit for bit.
   constexpr unsigned kFirst = kPartSides | kPartDot, kSecond = kParts & ~kFirst;
-  constexpr bool kSplit = kSplitFloatPass && (kParts & kFirst) == kFirst && kSecond != 0;
+  constexpr bool kSplit = kMultiWalk && (kParts & kFirst) == kFirst && kSecond != 0;
   drive_blocks(
       pa, pb, n, 4 * N, 4 * N * kBlockSteps, first, k, out,
       [&](auto checked, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial& fallback) {
         if constexpr (kSplit && !decltype(checked)::value) {
           Partial q;  // merged only once both walks saw finite data (else the block is re-run checked)
-          if (!DoubleBlock<kFirst, false>(pa, pb, begin, end, first, k, rp, q, m, fallback) ||
-              !DoubleBlock<kSecond, false>(pa, pb, begin, end, first, k, rp, q, m, fallback))
+          if (!DoubleBlock<kFirst, false, kFloat64Rel>(pa, pb, begin, end, first, k, rp, q, m, fallback) ||
+              !DoubleBlock<kSecond, false, kFloat64Rel>(pa, pb, begin, end, first, k, rp, q, m, fallback))
             return false;
           p.merge(q);
           return true;
         }
-        return DoubleBlock<kParts, decltype(checked)::value>(pa, pb, begin, end, first, k, rp, p, m, fallback);
+        return DoubleBlock<kParts, decltype(checked)::value, kFloat64Rel>(pa, pb, begin, end, first, k, rp, p, m, fallback);
       },
       [&](auto target, size_t begin, size_t end, double value) {
         return BlockIndexOf<decltype(target)::value>(pa, pb, begin, end, value, rp);
@@ -1017,11 +1035,18 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
       return;
     }
   }
+  // The lean variants fix the relative error to float64: same-type pairs take float32's only as
+  // 0-d tensors (NumPy 1.x value-based casting), which the full pass's run-time test serves.
   if constexpr (std::is_same_v<TA, TB> && !kFloatLane<TA>) {
-    WithPassVariant(k, [&](auto parts) { AccumulateDouble<decltype(parts)::value>(pa, pb, n, first, k, out); });
-  } else {
-    AccumulateDouble<kPartAll>(pa, pb, n, first, k, out);
+    if (!k.rel_float32) {
+      WithPassVariant(k, [&](auto parts) {
+        constexpr unsigned kParts = decltype(parts)::value;
+        AccumulateDouble<kParts, kParts != kPartAll>(pa, pb, n, first, k, out);
+      });
+      return;
+    }
   }
+  AccumulateDouble<kPartAll, false>(pa, pb, n, first, k, out);
 }
 
 /// SideStats of n contiguous elements; see SideStats::add. Same block scheme as Accumulate.

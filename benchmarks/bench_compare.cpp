@@ -63,6 +63,7 @@ struct DataSet {
 
 template <class T> T store(double x) {
   if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(x));
+  // int8: ×30 keeps all but ~1 in 43,000 normal samples within ±127 (those wrap; ×1000, most)
   else if constexpr (std::is_integral_v<T>) return static_cast<T>(std::llround(x * (sizeof(T) == 1 ? 30.0 : 1000.0)));
   else return static_cast<T>(x);
 }

@@ -1035,8 +1035,9 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
       return;
     }
   }
-  // The lean variants fix the relative error to float64: same-type pairs take float32's only as
-  // 0-d tensors (NumPy 1.x value-based casting), which the full pass's run-time test serves.
+  // The lean variants fix the relative error to float64: compare() gives same-type pairs here
+  // float32's only as 0-d tensors (NumPy 1.x value-based casting); that, or a caller's own
+  // KernelParams::rel_float32, runs the full pass with its run-time test.
   if constexpr (std::is_same_v<TA, TB> && !kFloatLane<TA>) {
     if (!k.rel_float32) {
       WithPassVariant(k, [&](auto parts) {

@@ -15,6 +15,57 @@ using td_test::for_each_highway_target;
 
 TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
 
+/// The integer-lane pass (same-type 8/16-bit integers; sets without a relative error) on data
+/// heavy in the type's extremes: all-minimum runs make every int16 product pair 2·(−32768)², the
+/// one that wraps int32. Every sum here is an integer below 2^53, so the reference's double sums
+/// are exact and the kernel's must equal them bit for bit.
+template <class T> void check_int_lane_extremes() {
+  using L = std::numeric_limits<T>;
+  const T picks[] = {L::min(), L::max(), T(L::min() + 1), T(L::max() - 1), T(0), T(1), T(L::max() / 2)};
+  std::mt19937_64 rng(sizeof(T) * 131 + L::is_signed);
+  std::uniform_int_distribution<int> any(L::min(), L::max()), pick(0, static_cast<int>(std::size(picks)) - 1);
+  const MetricSet sets[] = {metric::cosine | metric::max_abs, metric::statistics, metric::cosine};
+  for (std::size_t n : {0, 1, 7, 16, 17, 33, 65, 129, 1023, 4095, 4097, 8191, 8193, 16385, 3 * 32768 + 7}) {
+    for (int mode = 0; mode < 3; ++mode) {  // all minimum; extremes; uniform
+      std::vector<T> a(n + 1), b(n + 1);
+      for (std::size_t i = 0; i <= n; ++i) {
+        a[i] = mode == 0 ? L::min() : mode == 1 ? picks[pick(rng)] : static_cast<T>(any(rng));
+        b[i] = mode == 0 ? L::min() : mode == 1 ? picks[pick(rng)] : static_cast<T>(any(rng));
+      }
+      for (MetricSet m : sets) {
+        KernelParams k;
+        k.metrics = m;
+        Partial got, want;
+        kernels::Highway::accumulate(a.data() + 1, b.data() + 1, n, 5, k, got);
+        kernels::Scalar::accumulate(a.data() + 1, b.data() + 1, n, 5, k, want);
+        SCOPED_TRACE("n=" + std::to_string(n) + " mode=" + std::to_string(mode) + " set=" + std::to_string(static_cast<unsigned>(m)));
+        td_test::expect_partial_parts(got, want, td_test::abs_terms(a.data() + 1, b.data() + 1, n, k), m);
+        const detail::PassParts parts = detail::pass_parts(m);
+        if (parts.dot) {
+          EXPECT_EQ(got.dot, want.dot);
+          EXPECT_EQ(got.a.sum_sq, want.a.sum_sq);
+          EXPECT_EQ(got.b.sum_sq, want.b.sum_sq);
+        }
+        if (parts.sides) {
+          EXPECT_EQ(got.a.sum, want.a.sum);
+          EXPECT_EQ(got.b.sum, want.b.sum);
+          EXPECT_EQ(got.a.sum_sq, want.a.sum_sq);
+          EXPECT_EQ(got.b.sum_sq, want.b.sum_sq);
+          EXPECT_EQ(got.a.finite_min, want.a.finite_min);
+          EXPECT_EQ(got.a.finite_max, want.a.finite_max);
+          EXPECT_EQ(got.b.finite_min, want.b.finite_min);
+          EXPECT_EQ(got.b.finite_max, want.b.finite_max);
+        }
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
+TEST(HighwayAdversarial, IntLaneExtremesI16) { for_each_highway_target([] { check_int_lane_extremes<std::int16_t>(); }); }
+TEST(HighwayAdversarial, IntLaneExtremesI8) { for_each_highway_target([] { check_int_lane_extremes<std::int8_t>(); }); }
+TEST(HighwayAdversarial, IntLaneExtremesU8) { for_each_highway_target([] { check_int_lane_extremes<std::uint8_t>(); }); }
+
 /// compare() of strided views against the same views through kernels::Scalar: every field.
 template <class T> void check_views(const TensorView& a, const TensorView& b, const char* what) {
   SCOPED_TRACE(what);

@@ -15,9 +15,9 @@ using td_test::for_each_highway_target;
 
 TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
 
-/// The integer-lane pass (same-type 8/16-bit integers; sets without a relative error) on data
-/// heavy in the type's extremes: all-minimum runs make every int16 product pair 2·(−32768)², the
-/// one that wraps int32. Every sum here is an integer below 2^53, so the reference's double sums
+/// The integer-lane pass (same-type 8/16-bit integers; sets without a relative error; summarize())
+/// on data heavy in the type's extremes: all-minimum runs make every int16 product pair
+/// 2·(−32768)², the one that wraps int32. Every sum here is an integer below 2^53, so the reference's double sums
 /// are exact and the kernel's must equal them bit for bit.
 template <class T> void check_int_lane_extremes() {
   using L = std::numeric_limits<T>;
@@ -58,6 +58,15 @@ template <class T> void check_int_lane_extremes() {
         }
         if (::testing::Test::HasFailure()) return;
       }
+      SideStats got, want;  // summarize() of one side takes the same lanes
+      kernels::Highway::summarize(a.data() + 1, n, got);
+      kernels::Scalar::summarize(a.data() + 1, n, want);
+      SCOPED_TRACE("summarize n=" + std::to_string(n) + " mode=" + std::to_string(mode));
+      EXPECT_EQ(got.finite_min, want.finite_min);
+      EXPECT_EQ(got.finite_max, want.finite_max);
+      EXPECT_EQ(got.sum, want.sum);
+      EXPECT_EQ(got.sum_sq, want.sum_sq);
+      if (::testing::Test::HasFailure()) return;
     }
   }
 }

@@ -1110,6 +1110,18 @@ HWY_INLINE double ProductTotal(D32 d32, hn::Vec<D32> sum, hn::Vec<D32> high, siz
   }
 }
 
+/// One side's integer-lane accumulators (min, max, Σx, Σx² over `steps` steps) as SideStats.
+template <bool kWide, class D16, class D32>
+HWY_INLINE SideStats IntSideLanes(D16 d16, D32 d32, hn::Vec<D16> mn, hn::Vec<D16> mx, hn::Vec<D32> sum,
+                                  hn::Vec<D32> sq, hn::Vec<D32> sq_high, size_t steps) {
+  SideStats t;
+  t.finite_min = LaneExtreme<false>(d16, mn);
+  t.finite_max = LaneExtreme<true>(d16, mx);
+  t.sum = static_cast<double>(LaneTotal(d32, sum));
+  t.sum_sq = ProductTotal<kWide, false>(d32, sq, sq_high, steps);
+  return t;
+}
+
 /// One block [begin, end) of the integer-lane pass (drive_blocks' `run`): the parts in kParts
 /// (kIntLanePass) into `p`, max |a − b| into `m`. Not inlined: inside the dispatched Accumulate
 /// GCC 12 kept a minimum on the stack (a store and load a step: int8 statistics ran at 8 G/s,
@@ -1156,19 +1168,14 @@ HWY_NOINLINE void IntBlock(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, s
   }
   const size_t steps = (end - begin) / N;
   Partial q;
-  if constexpr (kSides || kDot) {
+  if constexpr (kSides) {
+    q.a = IntSideLanes<kWide>(d16, d32, mna, mxa, sa, sqa, sqa_high, steps);
+    q.b = IntSideLanes<kWide>(d16, d32, mnb, mxb, sb, sqb, sqb_high, steps);
+  } else if constexpr (kDot) {
     q.a.sum_sq = ProductTotal<kWide, false>(d32, sqa, sqa_high, steps);
     q.b.sum_sq = ProductTotal<kWide, false>(d32, sqb, sqb_high, steps);
   }
   if constexpr (kDot) q.dot = ProductTotal<kWide, true>(d32, dot, dot_high, steps);
-  if constexpr (kSides) {
-    q.a.finite_min = LaneExtreme<false>(d16, mna);
-    q.a.finite_max = LaneExtreme<true>(d16, mxa);
-    q.a.sum = static_cast<double>(LaneTotal(d32, sa));
-    q.b.finite_min = LaneExtreme<false>(d16, mnb);
-    q.b.finite_max = LaneExtreme<true>(d16, mxb);
-    q.b.sum = static_cast<double>(LaneTotal(d32, sb));
-  }
   if constexpr (kAbsMax) m.abs = LaneExtreme<true>(du16, mabs);
   p.merge(q);
 }
@@ -1238,14 +1245,40 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
   AccumulateDouble<kPartAll, false>(pa, pb, n, first, k, out);
 }
 
-/// SideStats of n contiguous elements; see SideStats::add. Same block scheme as Accumulate.
+/// One block [begin, end) of Summarize for 8/16-bit integers, in integer lanes (see IntBlock).
+template <class T> HWY_NOINLINE void IntSummarizeBlock(const T* HWY_RESTRICT px, size_t begin, size_t end, SideStats& s) {
+  const hn::ScalableTag<std::int16_t> d16;
+  const hn::Repartition<std::int32_t, decltype(d16)> d32;
+  const size_t N = hn::Lanes(d16);
+  const auto ones = hn::Set(d16, 1);
+  auto mn = hn::Set(d16, INT16_MAX), mx = hn::Set(d16, INT16_MIN);
+  auto sum = hn::Zero(d32), sq = hn::Zero(d32), sq_high = hn::Zero(d32);
+  for (size_t j = begin; j < end; j += N) {
+    const auto v = LoadAsInt16(d16, px + j);
+    MinMax(v, mn, mx);
+    sum = hn::Add(sum, ProductPairs(d32, v, ones));
+    AddProductPairs<sizeof(T) == 2, false>(d32, ProductPairs(d32, v, v), sq, sq_high);
+  }
+  s.merge(IntSideLanes<sizeof(T) == 2>(d16, d32, mn, mx, sum, sq, sq_high, (end - begin) / N));
+}
+
+/// SideStats of n contiguous elements; see SideStats::add. Same block scheme as Accumulate
+/// (8/16-bit integers: the integer-lane pass's).
 template <class T> HWY_NOINLINE void Summarize(const T* HWY_RESTRICT px, size_t n, SideStats& out) {
-  const size_t N = hn::Lanes(hn::ScalableTag<double>());
-  constexpr size_t kBlockSteps = 128;  // see Accumulate
-  drive_side_blocks(px, n, 4 * N, 4 * N * kBlockSteps, out,
-                    [&](auto checked, size_t begin, size_t end, SideStats& s, SideStats& fallback) {
-                      return SummarizeBlock<decltype(checked)::value>(px, begin, end, s, fallback);
-                    });
+  if constexpr (kIntLane<T>) {
+    const size_t N = hn::Lanes(hn::ScalableTag<std::int16_t>());
+    drive_side_blocks(px, n, N, N * kIntBlockSteps, out, [&](auto, size_t begin, size_t end, SideStats& s, SideStats&) {
+      IntSummarizeBlock(px, begin, end, s);
+      return true;  // integers are finite
+    });
+  } else {
+    const size_t N = hn::Lanes(hn::ScalableTag<double>());
+    constexpr size_t kBlockSteps = 128;  // see Accumulate
+    drive_side_blocks(px, n, 4 * N, 4 * N * kBlockSteps, out,
+                      [&](auto checked, size_t begin, size_t end, SideStats& s, SideStats& fallback) {
+                        return SummarizeBlock<decltype(checked)::value>(px, begin, end, s, fallback);
+                      });
+  }
 }
 
 /// Read-bandwidth baseline for the benchmarks: sums n 64-bit words with 4

@@ -1124,11 +1124,11 @@ HWY_INLINE SideStats IntSideLanes(D16 d16, D32 d32, hn::Vec<D16> mn, hn::Vec<D16
 
 /// One block [begin, end) of the integer-lane pass (drive_blocks' `run`): the parts in kParts
 /// (kIntLanePass) into `p`, max |a − b| into `m`. Not inlined: inside the dispatched Accumulate
-/// GCC 12 kept a minimum on the stack (a store and load a step: int8 statistics ran at 8 G/s,
-/// 20 G/s as a function of its own).
+/// GCC 12 kept a minimum on the stack (a store and load a step: int8 statistics ran at 8 G/s in
+/// cache, 18 G/s as a function of its own).
 template <unsigned kParts, class T>
 HWY_NOINLINE void IntBlock(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end, Partial& p,
-                         BlockMaxima& m) {
+                          BlockMaxima& m) {
   constexpr bool kSides = kParts & kPartSides, kDot = kParts & kPartDot, kAbsMax = kParts & kPartAbsMax;
   constexpr bool kWide = sizeof(T) == 2;
   // x86 before AVX-512 (16 vector registers): the sides' ten accumulators spilled (min / max kept

@@ -1079,6 +1079,12 @@ HWY_INLINE void AddProductPairs(D32 d32, hn::Vec<D32> v, hn::Vec<D32>& sum, hn::
   }
 }
 
+/// Adds the squares of v's int16 lanes, in pairs, to `sum` / `high` (AddProductPairs).
+template <bool kWide, class D32, class V16>
+HWY_INLINE void AddSquarePairs(D32 d32, V16 v, hn::Vec<D32>& sum, hn::Vec<D32>& high) {
+  AddProductPairs<kWide, false>(d32, ProductPairs(d32, v, v), sum, high);
+}
+
 /// Sum of the int32 lanes of v in int64 (exact).
 template <class D32> HWY_INLINE std::int64_t LaneTotal(D32 d32, hn::Vec<D32> v) {
   HWY_ALIGN std::int32_t t[HWY_MAX_BYTES / sizeof(std::int32_t)];
@@ -1153,8 +1159,8 @@ HWY_NOINLINE void IntBlock(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, s
       sb = hn::Add(sb, ProductPairs(d32, vb, ones));
     }
     if constexpr ((kSides || kDot) && !kTwoWalks) {
-      AddProductPairs<kWide, false>(d32, ProductPairs(d32, va, va), sqa, sqa_high);
-      AddProductPairs<kWide, false>(d32, ProductPairs(d32, vb, vb), sqb, sqb_high);
+      AddSquarePairs<kWide>(d32, va, sqa, sqa_high);
+      AddSquarePairs<kWide>(d32, vb, sqb, sqb_high);
     }
     if constexpr (kDot) AddProductPairs<kWide, true>(d32, ProductPairs(d32, va, vb), dot, dot_high);
     if constexpr (kAbsMax) mabs = hn::Max(mabs, hn::BitCast(du16, hn::Sub(hn::Max(va, vb), hn::Min(va, vb))));
@@ -1162,8 +1168,8 @@ HWY_NOINLINE void IntBlock(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, s
   if constexpr (kTwoWalks) {  // Σx² again from L1
     for (size_t j = begin; j < end; j += N) {
       const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);
-      AddProductPairs<kWide, false>(d32, ProductPairs(d32, va, va), sqa, sqa_high);
-      AddProductPairs<kWide, false>(d32, ProductPairs(d32, vb, vb), sqb, sqb_high);
+      AddSquarePairs<kWide>(d32, va, sqa, sqa_high);
+      AddSquarePairs<kWide>(d32, vb, sqb, sqb_high);
     }
   }
   const size_t steps = (end - begin) / N;
@@ -1257,7 +1263,7 @@ template <class T> HWY_NOINLINE void IntSummarizeBlock(const T* HWY_RESTRICT px,
     const auto v = LoadAsInt16(d16, px + j);
     MinMax(v, mn, mx);
     sum = hn::Add(sum, ProductPairs(d32, v, ones));
-    AddProductPairs<sizeof(T) == 2, false>(d32, ProductPairs(d32, v, v), sq, sq_high);
+    AddSquarePairs<sizeof(T) == 2>(d32, v, sq, sq_high);
   }
   s.merge(IntSideLanes<sizeof(T) == 2>(d16, d32, mn, mx, sum, sq, sq_high, (end - begin) / N));
 }

@@ -1,6 +1,8 @@
 // Highway kernel on adversarial data (kernels_adversarial.hpp), on every compiled target the
 // CPU supports (HWY_COMPILE_ALL_ATTAINABLE, forced one by one as TD_FORCE_TARGET would), and
 // compare() over odd-strided, reversed and transposed views with NaN / inf at run edges.
+#include <algorithm>
+
 #include "kernels_highway_test_util.hpp"
 
 #include "kernels_adversarial.hpp"
@@ -15,7 +17,7 @@ using td_test::for_each_highway_target;
 
 TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
 
-/// The integer-lane pass (same-type 8/16-bit integers; sets without a relative error; summarize())
+/// The integer-lane passes (same-type 8/16-bit integers: cosine + max abs, statistics, assert_close; summarize())
 /// on data heavy in the type's extremes: all-minimum runs make every int16 product pair
 /// 2·(−32768)², the one that wraps int32. Every sum here is an integer below 2^53, so the reference's double sums
 /// are exact and the kernel's must equal them bit for bit.
@@ -24,7 +26,7 @@ template <class T> void check_int_lane_extremes() {
   const T picks[] = {L::min(), L::max(), T(L::min() + 1), T(L::max() - 1), T(0), T(1), T(L::max() / 2)};
   std::mt19937_64 rng(sizeof(T) * 131 + L::is_signed);
   std::uniform_int_distribution<int> any(L::min(), L::max()), pick(0, static_cast<int>(std::size(picks)) - 1);
-  const MetricSet sets[] = {metric::cosine | metric::max_abs, metric::statistics, metric::cosine};
+  const MetricSet sets[] = {metric::cosine | metric::max_abs, metric::statistics, metric::cosine, metric::assert_close};
   for (std::size_t n : {0, 1, 7, 16, 17, 33, 65, 129, 1023, 4095, 4097, 8191, 8193, 16385, 3 * 32768 + 7}) {
     for (int mode = 0; mode < 3; ++mode) {  // all minimum; extremes; uniform
       std::vector<T> a(n + 1), b(n + 1);
@@ -33,7 +35,7 @@ template <class T> void check_int_lane_extremes() {
         b[i] = mode == 0 ? L::min() : mode == 1 ? picks[pick(rng)] : static_cast<T>(any(rng));
       }
       for (MetricSet m : sets) {
-        KernelParams k;
+        KernelParams k = td_test::adversarial_params<T, T>();
         k.metrics = m;
         Partial got, want;
         kernels::Highway::accumulate(a.data() + 1, b.data() + 1, n, 5, k, got);
@@ -70,6 +72,60 @@ template <class T> void check_int_lane_extremes() {
     }
   }
 }
+
+/// assert_close's set of 8/16-bit integers (IntRelBlock) under thresholds and eps other than the
+/// defaults: ratios exactly on each threshold and one step either side, bench zeros under ±a,
+/// equal pairs, extremes; and parameters outside that pass's assumptions (eps 2^-10 or 1, thresholds
+/// above 1 or below 2^-20), which take the double-lane pass. Every field equals the reference's.
+template <class T> void check_int_rel_params() {
+  using L = std::numeric_limits<T>;
+  struct Case {
+    double t0, t1, eps;
+  };
+  const Case cases[] = {{1e-3, 5e-3, 0x1p-52}, {0.25, 1.0 / 3, 1e-10},   {1.0, 0x1p-20, 0x1p-52}, {0.1, 0.5, 0x1p-10},
+                        {2.0, 0.01, 0x1p-52},  {0.01, 0.02, 1.0},       {0x1p-21, 0.3, 0x1p-52}};
+  std::mt19937_64 rng(sizeof(T) * 977 + L::is_signed);
+  std::uniform_int_distribution<int> any(L::min(), L::max()), mode(0, 5), small(-2, 2), side(-1, 1);
+  for (const Case& c : cases) {
+    KernelParams k;
+    k.metrics = metric::assert_close;
+    k.rel_float32 = false;  // compare()'s rule for integer pairs
+    k.rel_thresholds[0] = c.t0;
+    k.rel_thresholds[1] = c.t1;
+    k.zero_bench_eps = c.eps;
+    for (std::size_t n : {0, 7, 100, 4095, 4105, 3 * 8192 + 7}) {
+      std::vector<T> a(n + 1), b(n + 1);
+      for (std::size_t i = 0; i <= n; ++i) {
+        int x = any(rng), y = any(rng);
+        switch (mode(rng)) {
+          case 0:
+          case 1: {  // a = b·(1 ± t) rounded, then ± one: on a threshold where t·b is whole
+            const double t = k.rel_thresholds[i % 2];
+            x = y + side(rng) + static_cast<int>(std::lround(t * y)) * (side(rng) < 0 ? -1 : 1);
+            break;
+          }
+          case 2: y = 0, x = small(rng); break;
+          case 3: x = y; break;
+          case 4: x = i % 2 ? L::min() : L::max(), y = i % 3 ? small(rng) : L::min(); break;
+          default: break;
+        }
+        a[i] = static_cast<T>(std::clamp<int>(x, L::min(), L::max()));
+        b[i] = static_cast<T>(y);
+      }
+      Partial got, want;
+      kernels::Highway::accumulate(a.data() + 1, b.data() + 1, n, 3, k, got);
+      kernels::Scalar::accumulate(a.data() + 1, b.data() + 1, n, 3, k, want);
+      SCOPED_TRACE("n=" + std::to_string(n) + " t=" + std::to_string(c.t0) + "," + std::to_string(c.t1) +
+                   " eps=" + std::to_string(c.eps));
+      td_test::expect_partial_parts(got, want, td_test::abs_terms(a.data() + 1, b.data() + 1, n, k), k.metrics);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+TEST(HighwayAdversarial, IntRelParamsI16) { for_each_highway_target([] { check_int_rel_params<std::int16_t>(); }); }
+TEST(HighwayAdversarial, IntRelParamsI8) { for_each_highway_target([] { check_int_rel_params<std::int8_t>(); }); }
+TEST(HighwayAdversarial, IntRelParamsU8) { for_each_highway_target([] { check_int_rel_params<std::uint8_t>(); }); }
 
 TEST(HighwayAdversarial, IntLaneExtremesI16) { for_each_highway_target([] { check_int_lane_extremes<std::int16_t>(); }); }
 TEST(HighwayAdversarial, IntLaneExtremesI8) { for_each_highway_target([] { check_int_lane_extremes<std::int8_t>(); }); }

@@ -1085,12 +1085,12 @@ HWY_INLINE void AddSquarePairs(D32 d32, V16 v, hn::Vec<D32>& sum, hn::Vec<D32>& 
   AddProductPairs<kWide, false>(d32, ProductPairs(d32, v, v), sum, high);
 }
 
-/// Sum of the int32 lanes of v in int64 (exact).
-template <class D32> HWY_INLINE std::int64_t LaneTotal(D32 d32, hn::Vec<D32> v) {
-  HWY_ALIGN std::int32_t t[HWY_MAX_BYTES / sizeof(std::int32_t)];
-  hn::Store(v, d32, t);
+/// Sum of the integer lanes of v in int64 (exact).
+template <class D> HWY_INLINE std::int64_t LaneTotal(D d, hn::Vec<D> v) {
+  HWY_ALIGN hn::TFromD<D> t[HWY_MAX_BYTES / sizeof(hn::TFromD<D>)];
+  hn::Store(v, d, t);
   std::int64_t s = 0;
-  for (size_t l = 0; l < hn::Lanes(d32); ++l) s += t[l];
+  for (size_t l = 0; l < hn::Lanes(d); ++l) s += t[l];
   return s;
 }
 
@@ -1203,10 +1203,192 @@ HWY_INLINE void AccumulateInt(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb
       });
 }
 
+// ---------------------------------------------------------------------------
+// assert_close's set (max |a − b|, the relative error's maximum and both threshold counts) of
+// same-type 8/16-bit integer pairs, in int32 and float lanes (8 pairs an AVX2 vector, not the
+// double-lane pass's 4), exact against the float64 rule with neither a double nor a division per
+// pair. With D = |a − b| ≤ 65535 and B = |b| ≤ 32768 (exact in int32 and float lanes):
+// - the relative error where b ≠ 0 is fl64(D / B) (a − b is exact in double), non-decreasing in
+//   the rational D / B, and two such rationals are equal or compare as D·B' vs D'·B (both below
+//   2^31): each lane keeps its largest rational exactly, the block rounds the best once;
+// - where b = 0 it is relative_error(a, 0), non-decreasing in a for a ≥ 0 and in −a for a ≤ 0, so
+//   the lanes keep the largest and smallest such a; IntRelParams admits only an eps for which every
+//   a ≠ 0 there lies above 65535 (above any b ≠ 0 ratio) and at or above both thresholds, and
+//   a = 0 gives 0: those lanes then count as the ratio D / 1;
+// - fl64(x) < t ⟺ x < μ, μ the midpoint of t and its predecessor, which no D / B equals (μ has
+//   54 significant bits, μ·B is no integer for B ≤ 2^16). E = fl32(D − μf·B) (μf = fl32(t), fused
+//   or not) decides D < μ·B wherever |E| > slack ≥ |μ − μf|·Bmax + 2^-24·μf·Bmax: E < −slack
+//   counts, E > slack does not. A vector with a pair in between (a ratio within a float step of
+//   a threshold: 1/1000 for 0.001, frequent in quantized data) counts by the reference.
+// Where both thresholds lie at or below fl64(1 / Bmax), the smallest non-zero ratio (int8 and
+// msprobe's 0.001 / 0.005: 1/128), a pair counts iff D = 0; int8 pairs then run in int16 lanes
+// (IntRel8Block: 16 pairs an AVX2 vector, products D·B' ≤ 255·128 < 2^15, no float lanes).
+// ---------------------------------------------------------------------------
+
+inline constexpr unsigned kPartsAssertClose = kPartRelMax | kPartAbsMax;
+inline constexpr size_t kIntRelBlockSteps = 512;
+
+/// IntRelBlock's constants for one KernelParams, or ok = false where its assumptions fail (the
+/// float32 rule, a threshold outside [2^-20, 1], an eps that leaves b = 0 pairs near the
+/// ratios): the double-lane pass runs instead.
+struct IntRelParams {
+  bool ok = false;
+  float mu[2] = {0, 0}, slack = 0;  ///< one slack, the larger: one constant less in the loop
+  bool zero_only = true;            ///< both counts are those of D = 0 (see above)
+  IntRelParams(const KernelParams& k, double b_max) {
+    if (k.rel_float32 || !(relative_error(0.0, 0.0, k) == 0.0)) return;
+    const double zero_bench_min = std::fmin(relative_error(1.0, 0.0, k), relative_error(-1.0, 0.0, k));
+    if (!(zero_bench_min > 65535.0)) return;
+    for (int j = 0; j < 2; ++j) {
+      const double t = k.rel_thresholds[j];
+      if (!(t >= 0x1p-20 && t <= 1.0 && zero_bench_min >= t)) return;
+      zero_only = zero_only && 1.0 / b_max >= t;
+      mu[j] = static_cast<float>(t);
+      // |μ − μf| ≤ |t − μf| + (t − pred(t)) / 2, both exact in double; the bound is widened by
+      // 2^-30 for the rounding of this sum and product, then rounded up to float.
+      const double spread = std::fabs(t - mu[j]) + (t - std::nextafter(t, 0.0)) / 2 + 0x1p-24 * mu[j];
+      slack = std::fmax(slack, std::nextafter(static_cast<float>(spread * b_max * (1 + 0x1p-30)), HUGE_VALF));
+    }
+    ok = true;
+  }
+};
+
+/// Both threshold counts of [begin, end) by the reference (IntRelBlock's undecided vectors).
+template <class T>
+HWY_NOINLINE void IntRelRecount(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end,
+                                const KernelParams& k, std::uint64_t* below) {
+  for (size_t i = begin; i < end; ++i) {
+    const double rel = relative_error(static_cast<double>(pa[i]), static_cast<double>(pb[i]), k);
+    below[0] += rel < k.rel_thresholds[0];
+    below[1] += rel < k.rel_thresholds[1];
+  }
+}
+
+/// IntRelBlock's / IntRel8Block's maxima from their lanes: max |a − b|, and the relative error's
+/// (the b = 0 pairs' where one has a ≠ 0, else the largest rational's, rounded once).
+template <class D>
+HWY_INLINE void IntRelMaxima(D d, hn::Vec<D> mabs, hn::Vec<D> zmax, hn::Vec<D> zmin, hn::Vec<D> best_d,
+                             hn::Vec<D> best_b, const KernelParams& k, BlockMaxima& m) {
+  m.abs = LaneExtreme<true>(d, mabs);
+  const double za_max = LaneExtreme<true>(d, zmax), za_min = LaneExtreme<false>(d, zmin);
+  if (za_max > 0 || za_min < 0) {  // a b = 0 pair with a ≠ 0: above every other ratio
+    m.rel = std::fmax(za_max > 0 ? relative_error(za_max, 0.0, k) : -1.0, za_min < 0 ? relative_error(za_min, 0.0, k) : -1.0);
+    return;
+  }
+  using T = hn::TFromD<D>;
+  HWY_ALIGN T ld[HWY_MAX_BYTES / sizeof(T)], lb[HWY_MAX_BYTES / sizeof(T)];
+  hn::Store(best_d, d, ld);
+  hn::Store(best_b, d, lb);
+  std::int64_t bd = 0, bb = 1;
+  for (size_t l = 0; l < hn::Lanes(d); ++l) {
+    if (static_cast<std::int64_t>(ld[l]) * bb > bd * lb[l]) bd = ld[l], bb = lb[l];
+  }
+  m.rel = static_cast<double>(bd) / static_cast<double>(bb);
+}
+
+/// Folds one vector of D = |a − b| and B' = max(|b|, 1) into the lanes' largest rational D / B'
+/// (IntRelBlock; exact while the products stay below the lanes' signed maximum).
+template <class V> HWY_INLINE void TakeLargerRatio(V d, V b, V& best_d, V& best_b) {
+  const auto wins = hn::Gt(hn::Mul(d, best_b), hn::Mul(best_d, b));
+  best_d = hn::IfThenElse(wins, d, best_d);
+  best_b = hn::IfThenElse(wins, b, best_b);
+}
+
+/// One block of int8 pairs whose counts are those of D = 0 (IntRelParams::zero_only), in int16
+/// lanes; otherwise as IntRelBlock.
+HWY_NOINLINE inline void IntRel8Block(const std::int8_t* HWY_RESTRICT pa, const std::int8_t* HWY_RESTRICT pb, size_t begin,
+                                      size_t end, const KernelParams& k, Partial& p, BlockMaxima& m) {
+  const hn::ScalableTag<std::int16_t> d16;
+  const size_t N = hn::Lanes(d16);
+  const auto zero = hn::Zero(d16), one = hn::Set(d16, 1);
+  auto mabs = zero, zmax = zero, zmin = zero, best_d = zero, best_b = one, equal = zero;
+  for (size_t j = begin; j < end; j += N) {
+    const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);
+    const auto d = hn::Abs(hn::Sub(va, vb));
+    mabs = hn::Max(mabs, d);
+    const auto za = hn::IfThenElseZero(hn::Eq(vb, zero), va);
+    zmax = hn::Max(zmax, za);
+    zmin = hn::Min(zmin, za);
+    TakeLargerRatio(d, hn::Max(hn::Abs(vb), one), best_d, best_b);
+    equal = hn::Sub(equal, hn::VecFromMask(d16, hn::Eq(d, zero)));
+  }
+  IntRelMaxima(d16, mabs, zmax, zmin, best_d, best_b, k, m);
+  const auto equal_pairs = static_cast<std::uint64_t>(LaneTotal(d16, equal));  // ≤ kIntRelBlockSteps a lane
+  p.rel_below[0] += equal_pairs;
+  p.rel_below[1] += equal_pairs;
+}
+
+/// One block [begin, end) of assert_close's set for 8/16-bit integers (see above): both counts
+/// into `p`, the maxima into `m`.
+template <class T>
+HWY_NOINLINE void IntRelBlock(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end,
+                             const KernelParams& k, const IntRelParams& r, Partial& p, BlockMaxima& m) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::Rebind<T, decltype(di)> dn;
+  const hn::RebindToFloat<decltype(di)> df;
+  const size_t N = hn::Lanes(di);
+  const auto zero = hn::Zero(di), one = hn::Set(di, 1);
+  const auto mu0 = hn::Set(df, r.mu[0]), mu1 = hn::Set(df, r.mu[1]);
+  const auto hi = hn::Set(df, r.slack), lo = hn::Neg(hi);  // |E| ≤ slack: undecided
+  auto mabs = zero, zmax = zero, zmin = zero, best_d = zero, best_b = one;
+  // Both counts in one accumulator (a register fewer: the loop spilled one to the stack): each lane
+  // subtracts the first count's mask and the second's shifted left by 16, i.e. adds 1 and 2^16.
+  auto sure = zero;
+  std::uint64_t below[2] = {0, 0};  // of the undecided vectors
+  for (size_t j = begin; j < end; j += N) {
+    const auto va = hn::PromoteTo(di, hn::LoadU(dn, pa + j)), vb = hn::PromoteTo(di, hn::LoadU(dn, pb + j));
+    const auto d = hn::Abs(hn::Sub(va, vb));
+    mabs = hn::Max(mabs, d);
+    const auto za = hn::IfThenElseZero(hn::Eq(vb, zero), va);  // a where b = 0
+    zmax = hn::Max(zmax, za);
+    zmin = hn::Min(zmin, za);
+    const auto b = hn::Max(hn::Abs(vb), one);
+    TakeLargerRatio(d, b, best_d, best_b);
+    const auto fd = hn::ConvertTo(df, d), fb = hn::ConvertTo(df, b);
+    const auto e0 = hn::NegMulAdd(mu0, fb, fd), e1 = hn::NegMulAdd(mu1, fb, fd);
+    const auto s0 = hn::Lt(e0, lo), s1 = hn::Lt(e1, lo);
+    if (HWY_UNLIKELY(!hn::AllFalse(df, hn::Le(hn::Min(hn::Abs(e0), hn::Abs(e1)), hi)))) {  // undecided
+      IntRelRecount(pa, pb, j, j + N, k, below);
+    } else {
+      sure = hn::Sub(hn::Sub(sure, hn::VecFromMask(di, hn::RebindMask(di, s0))),
+                     hn::ShiftLeft<16>(hn::VecFromMask(di, hn::RebindMask(di, s1))));
+    }
+  }
+  IntRelMaxima(di, mabs, zmax, zmin, best_d, best_b, k, m);
+  // a lane ≤ 65537·kIntRelBlockSteps < 2^31; the low halves sum below 2^16 (≤ 64 lanes): no carry
+  const auto packed = static_cast<std::uint64_t>(LaneTotal(di, sure));
+  p.rel_below[0] += below[0] + (packed & 0xFFFF);
+  p.rel_below[1] += below[1] + (packed >> 16);
+}
+
+/// assert_close's set over n contiguous same-type 8/16-bit integer pairs, driven by drive_blocks.
+template <class T>
+HWY_INLINE void AccumulateIntRel(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t n, std::uint64_t first,
+                                 const KernelParams& k, const IntRelParams& r, Partial& out) {
+  const bool in_int16 = std::is_same_v<T, std::int8_t> && r.zero_only;
+  const size_t N = in_int16 ? hn::Lanes(hn::ScalableTag<std::int16_t>()) : hn::Lanes(hn::ScalableTag<std::int32_t>());
+  const RelParams rp(k, false);
+  drive_blocks(
+      pa, pb, n, N, N * kIntRelBlockSteps, first, k, out,
+      [&](auto, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial&) {
+        if constexpr (std::is_same_v<T, std::int8_t>) {
+          if (in_int16) {
+            IntRel8Block(pa, pb, begin, end, k, p, m);
+            return true;
+          }
+        }
+        IntRelBlock(pa, pb, begin, end, k, r, p, m);
+        return true;  // integers are finite
+      },
+      [&](auto target, size_t begin, size_t end, double value) {
+        return BlockIndexOf<decltype(target)::value>(pa, pb, begin, end, value, rp);
+      });
+}
+
 /// Calls f(std::integral_constant<unsigned, kParts>) with the first compiled variant of a pass
 /// that covers the parts `k.metrics` needs, cheapest first.
 template <class F> HWY_INLINE void WithPassVariant(const KernelParams& k, F&& f) {
-  constexpr unsigned kAssertClose = kPartRelMax | kPartAbsMax, kCosineMaxAbs = kPartDot | kPartAbsMax;
+  constexpr unsigned kAssertClose = kPartsAssertClose, kCosineMaxAbs = kPartDot | kPartAbsMax;
   constexpr unsigned kErrors = kPartRelMax | kPartRelSum | kPartAbsMax | kPartDiffSums;
   const unsigned need = part_bits(pass_parts(k.metrics));
   if ((need & ~kAssertClose) == 0) f(std::integral_constant<unsigned, kAssertClose>());
@@ -1218,7 +1400,7 @@ template <class F> HWY_INLINE void WithPassVariant(const KernelParams& k, F&& f)
 
 /// Fused pass over n contiguous pairs (see detail::accumulate_pair): the float-lane pass where it
 /// applies, the integer-lane pass for same-type 8/16-bit integer pairs whose set has no relative
-/// error, else the double-lane pass. Lean metric sets get their own variant of the pass for
+/// error and IntRelBlock's for assert_close's set of them (float64 rule), else the double-lane pass. Lean metric sets get their own variant of the pass for
 /// float-lane pairs and same-type pairs of the double-lane one (f64, 8/16/32-bit integers);
 /// mixed double-lane pairs run the full pass (a variant each would multiply compile time).
 template <class TA, class TB>
@@ -1241,7 +1423,17 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
       if constexpr (kIntLanePass<TA, kParts>) {
         AccumulateInt<kParts>(pa, pb, n, first, k, out);
         done = true;
-      } else if (!k.rel_float32) {
+        return;
+      }
+      if constexpr (kIntLane<TA> && kParts == kPartsAssertClose) {
+        if (const IntRelParams r(k, std::is_same_v<TA, std::uint8_t> ? 255.0 : std::is_same_v<TA, std::int8_t> ? 128.0 : 32768.0);
+            r.ok) {
+          AccumulateIntRel(pa, pb, n, first, k, r, out);
+          done = true;
+          return;
+        }
+      }
+      if (!k.rel_float32) {
         AccumulateDouble<kParts, kParts != kPartAll>(pa, pb, n, first, k, out);
         done = true;
       }

@@ -1400,9 +1400,10 @@ template <class F> HWY_INLINE void WithPassVariant(const KernelParams& k, F&& f)
 
 /// Fused pass over n contiguous pairs (see detail::accumulate_pair): the float-lane pass where it
 /// applies, the integer-lane pass for same-type 8/16-bit integer pairs whose set has no relative
-/// error and IntRelBlock's for assert_close's set of them (float64 rule), else the double-lane pass. Lean metric sets get their own variant of the pass for
-/// float-lane pairs and same-type pairs of the double-lane one (f64, 8/16/32-bit integers);
-/// mixed double-lane pairs run the full pass (a variant each would multiply compile time).
+/// error and IntRelBlock's for assert_close's set of them (float64 rule), else the double-lane
+/// pass. Lean metric sets get their own variant of the pass for float-lane pairs and same-type
+/// pairs of the double-lane one (f64, 8/16/32-bit integers); mixed double-lane pairs run the full
+/// pass (a variant each would multiply compile time).
 template <class TA, class TB>
 HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t n, std::uint64_t first,
                              const KernelParams& k, Partial& out) {

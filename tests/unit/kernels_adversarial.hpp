@@ -234,6 +234,77 @@ template <class Kernel, class TA, class TB> void check_adversarial() {
   }
 }
 
+/// Relative errors that are NaN for finite pairs: 0 / 0 where eps is 0 in the relative error's
+/// type (zero_bench_eps 0, or 1e-50 under the float32 rule, where it rounds to 0), inf − inf where
+/// eps is inf, and, under the float32 rule, float64 values beyond float's range. The reference skips
+/// them in the maximum (numpy's `>`) and counts them below no threshold; a kernel whose vector lane
+/// let a later NaN replace an earlier inf or larger error would report a later maximum. The data
+/// are mostly NaN-making pairs, a few inf-making ones (b = 0, a ≠ 0) and ordinary errors.
+template <class Kernel, class TA, class TB> void check_nan_relative_errors() {
+  constexpr bool wide = std::is_same_v<TA, double> || std::is_same_v<TB, double>;
+  struct Case {
+    double eps;
+    bool f32, huge;
+  };
+  const bool natural = adversarial_params<TA, TB>().rel_float32;
+  std::vector<Case> cases = {{0.0, natural, false}, {HUGE_VAL, natural, false}};
+  if (natural) cases.push_back({1e-50, true, false});
+  if (wide) cases.push_back({0x1p-23, true, true});
+  std::uint64_t seed = 5;
+  for (const Case& c : cases) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{129},
+                          kAdvBlock - 1, kAdvBlock + 1, 3 * kAdvBlock + 7}) {
+      std::mt19937_64 rng(seed++);
+      std::uniform_int_distribution<int> kind(0, 99), small(1, 3);
+      std::vector<TA> a(n + 1);
+      std::vector<TB> b(n + 1);
+      for (std::size_t i = 0; i <= n; ++i) {
+        const int r = kind(rng);
+        double x = 0, y = 0;                                       // 0 / 0 (r < 50)
+        if (r >= 90) y = 10 + r, x = y * (1 + (r - 95) * 1e-3);   // ordinary
+        else if (r >= 80) x = (r % 2 ? 1 : -1) * small(rng);      // a / 0: inf, or huge with eps
+        else if (r >= 50 && c.huge) {                             // beyond float: (a − inf) / inf
+          x = 3;
+          y = (r % 2 ? 1 : -1) * 1e39;
+          if (r % 3 == 0) std::swap(x, y);
+          if (!std::is_same_v<TA, double>) x = 3;
+          if (!std::is_same_v<TB, double>) y = 3;
+        }
+        a[i] = from_double<TA>(x);
+        b[i] = from_double<TB>(y);
+      }
+      KernelParams k = adversarial_params<TA, TB>();
+      k.zero_bench_eps = c.eps;
+      k.rel_float32 = c.f32;
+      if (c.f32)
+        for (double& t : k.rel_thresholds) t = static_cast<float>(t);
+      for (MetricSet m : {metric::all, metric::assert_close, metric::mean_rel}) {
+        k.metrics = m;
+        Partial got, want;
+        Kernel::accumulate(a.data() + 1, b.data() + 1, n, 3, k, got);
+        kernels::Scalar::accumulate(a.data() + 1, b.data() + 1, n, 3, k, want);
+        SCOPED_TRACE("n=" + std::to_string(n) + " eps=" + std::to_string(c.eps) + " f32=" + std::to_string(c.f32) +
+                     " huge=" + std::to_string(c.huge) + " set=" + std::to_string(static_cast<unsigned>(m)));
+        const detail::PassParts parts = detail::pass_parts(m);
+        if (parts.rel_max) {
+          expect_same(got.max_rel, want.max_rel, "max_rel");
+          EXPECT_EQ(got.max_rel_index, want.max_rel_index);
+          EXPECT_EQ(got.rel_below[0], want.rel_below[0]);
+          EXPECT_EQ(got.rel_below[1], want.rel_below[1]);
+        }
+        if (parts.rel_sum && std::isnan(want.sum_rel)) expect_same(got.sum_rel, want.sum_rel, "sum_rel");
+        if (parts.rel_sum && !std::isnan(want.sum_rel)) expect_nonneg_sum(got.sum_rel, want.sum_rel, "sum_rel");
+        if (parts.abs_max) {
+          expect_same(got.max_abs_diff, want.max_abs_diff, "max_abs_diff");
+          EXPECT_EQ(got.max_abs_index, want.max_abs_index);
+        }
+        EXPECT_EQ(got.count, want.count);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
 }  // namespace td_test
 
 /// The adversarial pairs of each backend test: X(NAME, TA, TB).
@@ -248,3 +319,12 @@ template <class Kernel, class TA, class TB> void check_adversarial() {
   X(I32I32, std::int32_t, std::int32_t) \
   X(I16I16, std::int16_t, std::int16_t) \
   X(I8I8, std::int8_t, std::int8_t)
+
+namespace td_test {
+/// check_nan_relative_errors over every adversarial pair (one test per backend).
+template <class Kernel> void check_nan_relative_errors_all_pairs() {
+#define TD_NAN_REL_CHECK(NAME, TA, TB) check_nan_relative_errors<Kernel, TA, TB>();
+  TD_FOR_EACH_ADVERSARIAL_PAIR(TD_NAN_REL_CHECK)
+#undef TD_NAN_REL_CHECK
+}
+}  // namespace td_test

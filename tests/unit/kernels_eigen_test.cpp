@@ -20,4 +20,8 @@ TD_FOR_EACH_KERNEL_PAIR(TD_PAIR_TEST)
 
 TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
 
+// Relative errors that are NaN for finite pairs (eps 0 or inf, the float32 rule over float64
+// values beyond float's range) are skipped by the maximum, as the reference skips them.
+TEST(EigenAdversarial, NanRelativeErrors) { td_test::check_nan_relative_errors_all_pairs<kernels::Eigen>(); }
+
 }  // namespace

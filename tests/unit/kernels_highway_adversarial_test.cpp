@@ -17,6 +17,12 @@ using td_test::for_each_highway_target;
 
 TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
 
+// Relative errors that are NaN for finite pairs (eps 0 or inf, the float32 rule over float64
+// values beyond float's range) are skipped by the maximum, as the reference skips them.
+TEST(HighwayAdversarial, NanRelativeErrors) {
+  for_each_highway_target([] { td_test::check_nan_relative_errors_all_pairs<kernels::Highway>(); });
+}
+
 /// The integer-lane passes (same-type 8/16-bit integers: cosine + max abs, statistics, assert_close; summarize())
 /// on data heavy in the type's extremes: all-minimum runs make every int16 product pair
 /// 2·(−32768)², the one that wraps int32. Every sum here is an integer below 2^53, so the reference's double sums

@@ -77,7 +77,9 @@ constexpr PassParts pass_parts(MetricSet m) noexcept {
 /// Per-element parameters of the fused pass.
 struct KernelParams {
   /// eps added to both sides where bench == 0 (msprobe's get_relative_err), in the relative
-  /// error's type: float32 eps (2^-23) with rel_float32, float64 eps (2^-52) otherwise.
+  /// error's type: float32 eps (2^-23) with rel_float32, float64 eps (2^-52) otherwise. One that
+  /// is 0 or not finite in that type makes 0 / 0 a NaN error, skipped by the maximum: kernels then
+  /// run the scalar reference (detail::relative_error_can_be_nan).
   double zero_bench_eps = 1.1920928955078125e-07;
   /// Relative-error thresholds counted strictly below (msprobe: 0.001, 0.005). With
   /// rel_float32 the caller passes them rounded to float, as numpy compares a float32 array.

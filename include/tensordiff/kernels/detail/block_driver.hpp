@@ -14,7 +14,9 @@
 //   one when the Partial it folds into already holds a maximum this range
 //   cannot beat (a strided or transposed view arrives as many short runs into
 //   one Partial: without this, every run paid a rescan);
-// - runs the tail (less than one vector step) with the scalar reference.
+// - runs the tail (less than one vector step) with the scalar reference, and
+//   every block where a finite pair's relative error could be NaN (eps 0 or
+//   inf: relative_error_can_be_nan), which no vector max skips portably.
 // Maxima, indices and counts therefore come out as detail::accumulate_pair's,
 // whatever the kernel; a tie between a rescanned block and a scalar fallback
 // keeps the smaller index (Partial::take_max).
@@ -56,6 +58,20 @@ using Checked = std::true_type;
 using AbsTarget = std::false_type;
 using RelTarget = std::true_type;
 
+/// Whether the relative error of a finite pair can be NaN under `k` while the metric set asks for
+/// its maximum: 0 / 0 where eps is 0 in the relative error's type (zero_bench_eps 0, or below
+/// float's range under the float32 rule), inf − inf where it is not finite, and, under the
+/// float32 rule, a float64 value beyond float's range. The reference skips such errors (numpy's
+/// `>`); a vector lane's max would not portably (x86 keeps the second operand, Arm the NaN), so
+/// drive_blocks runs those calls' blocks by the reference. compare() reaches them only through
+/// an eps the user chose (it never passes 0) or float64 0-d values.
+template <class TA, class TB> bool relative_error_can_be_nan(const KernelParams& k) {
+  if (!pass_parts(k.metrics).rel_max) return false;  // Σ rel is NaN either way, counts agree
+  const double eps = k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps;
+  if (eps == 0 || !std::isfinite(eps)) return true;
+  return k.rel_float32 && (std::is_same_v<TA, double> || std::is_same_v<TB, double>);
+}
+
 /// The fused pass over n contiguous pairs with a kernel's vector body (see the file comment).
 ///
 /// - `step`: pairs per vector step (blocks are whole steps; the rest is the scalar tail);
@@ -72,6 +88,7 @@ template <class TA, class TB, class Run, class IndexOf>
 void drive_blocks(const TA* a, const TB* b, std::size_t n, std::size_t step, std::size_t block,
                   std::uint64_t first, const KernelParams& k, Partial& out, Run&& run, IndexOf&& index_of) {
   Partial p;
+  const bool reference_only = relative_error_can_be_nan<TA, TB>(k);
   const std::size_t whole = n / step * step;
   BestBlock best_abs, best_rel;
   for (std::size_t begin = 0; begin < whole;) {
@@ -80,10 +97,14 @@ void drive_blocks(const TA* a, const TB* b, std::size_t n, std::size_t step, std
     m.abs_floor = best_abs.value;
     m.rel_floor = best_rel.value;
     Partial fallback;
-    if (!run(Unchecked{}, begin, end, p, m, fallback)) run(Checked{}, begin, end, p, m, fallback);
+    if (reference_only) {  // still block by block: the sums' error bound rests on short blocks
+      for (std::size_t i = begin; i < end; ++i) accumulate_pair(fallback, a[i], b[i], first + i, k);
+    } else if (!run(Unchecked{}, begin, end, p, m, fallback)) {
+      run(Checked{}, begin, end, p, m, fallback);
+    }
     best_abs.see(m.abs, begin, end);
     best_rel.see(m.rel, begin, end);
-    if (fallback.count != 0) p.merge(fallback);  // only checked blocks with a NaN / inf fill it
+    if (fallback.count != 0) p.merge(fallback);  // checked blocks with a NaN / inf, reference_only
     begin = end;
   }
   // Every index of this range is ≥ first: a maximum below out's, or equal to it with out's

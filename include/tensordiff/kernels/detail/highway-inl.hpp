@@ -55,6 +55,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "../partial.hpp"
@@ -1294,6 +1295,24 @@ template <class V> HWY_INLINE void TakeLargerRatio(V d, V b, V& best_d, V& best_
   best_b = hn::IfThenElse(wins, b, best_b);
 }
 
+/// The per-vector work IntRelBlock and IntRel8Block share: D = |a − b| (returned) into max |a − b|,
+/// the a of b = 0 pairs into their largest / smallest, and D / B' into the lanes' largest rational;
+/// B' = max(|b|, 1) comes back through `b` for the counts. Callers load a before b into locals:
+/// with the loads as arguments GCC emitted b's first, and from memory that ran 25–30 % slower on
+/// Zen 3 (same instructions otherwise; in cache no difference).
+template <class V>
+HWY_INLINE V IntRelStep(V va, V vb, V& mabs, V& zmax, V& zmin, V& best_d, V& best_b, V& b) {
+  const hn::DFromV<V> dv;
+  const V d = hn::Abs(hn::Sub(va, vb));
+  mabs = hn::Max(mabs, d);
+  const V za = hn::IfThenElseZero(hn::Eq(vb, hn::Zero(dv)), va);  // a where b = 0
+  zmax = hn::Max(zmax, za);
+  zmin = hn::Min(zmin, za);
+  b = hn::Max(hn::Abs(vb), hn::Set(dv, 1));
+  TakeLargerRatio(d, b, best_d, best_b);
+  return d;
+}
+
 /// One block of int8 pairs whose counts are those of D = 0 (IntRelParams::zero_only), in int16
 /// lanes; otherwise as IntRelBlock.
 HWY_NOINLINE inline void IntRel8Block(const std::int8_t* HWY_RESTRICT pa, const std::int8_t* HWY_RESTRICT pb, size_t begin,
@@ -1303,13 +1322,9 @@ HWY_NOINLINE inline void IntRel8Block(const std::int8_t* HWY_RESTRICT pa, const 
   const auto zero = hn::Zero(d16), one = hn::Set(d16, 1);
   auto mabs = zero, zmax = zero, zmin = zero, best_d = zero, best_b = one, equal = zero;
   for (size_t j = begin; j < end; j += N) {
-    const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);
-    const auto d = hn::Abs(hn::Sub(va, vb));
-    mabs = hn::Max(mabs, d);
-    const auto za = hn::IfThenElseZero(hn::Eq(vb, zero), va);
-    zmax = hn::Max(zmax, za);
-    zmin = hn::Min(zmin, za);
-    TakeLargerRatio(d, hn::Max(hn::Abs(vb), one), best_d, best_b);
+    const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
+    auto b = zero;
+    const auto d = IntRelStep(va, vb, mabs, zmax, zmin, best_d, best_b, b);
     equal = hn::Sub(equal, hn::VecFromMask(d16, hn::Eq(d, zero)));
   }
   IntRelMaxima(d16, mabs, zmax, zmin, best_d, best_b, k, m);
@@ -1337,13 +1352,8 @@ HWY_NOINLINE void IntRelBlock(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb
   std::uint64_t below[2] = {0, 0};  // of the undecided vectors
   for (size_t j = begin; j < end; j += N) {
     const auto va = hn::PromoteTo(di, hn::LoadU(dn, pa + j)), vb = hn::PromoteTo(di, hn::LoadU(dn, pb + j));
-    const auto d = hn::Abs(hn::Sub(va, vb));
-    mabs = hn::Max(mabs, d);
-    const auto za = hn::IfThenElseZero(hn::Eq(vb, zero), va);  // a where b = 0
-    zmax = hn::Max(zmax, za);
-    zmin = hn::Min(zmin, za);
-    const auto b = hn::Max(hn::Abs(vb), one);
-    TakeLargerRatio(d, b, best_d, best_b);
+    auto b = zero;
+    const auto d = IntRelStep(va, vb, mabs, zmax, zmin, best_d, best_b, b);
     const auto fd = hn::ConvertTo(df, d), fb = hn::ConvertTo(df, b);
     const auto e0 = hn::NegMulAdd(mu0, fb, fd), e1 = hn::NegMulAdd(mu1, fb, fd);
     const auto s0 = hn::Lt(e0, lo), s1 = hn::Lt(e1, lo);
@@ -1427,8 +1437,9 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
         return;
       }
       if constexpr (kIntLane<TA> && kParts == kPartsAssertClose) {
-        if (const IntRelParams r(k, std::is_same_v<TA, std::uint8_t> ? 255.0 : std::is_same_v<TA, std::int8_t> ? 128.0 : 32768.0);
-            r.ok) {
+        using L = std::numeric_limits<TA>;
+        const double b_max = std::fmax(-static_cast<double>(L::min()), static_cast<double>(L::max()));  // of |b|
+        if (const IntRelParams r(k, b_max); r.ok) {
           AccumulateIntRel(pa, pb, n, first, k, r, out);
           done = true;
           return;

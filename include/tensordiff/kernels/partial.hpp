@@ -222,6 +222,12 @@ TD_HOST_DEVICE inline double relative_error(double a, double b, const KernelPara
   return std::fabs((n - d) / d);
 }
 
+/// zero_bench_eps in the relative error's type (rounded to float under the float32 rule), as the
+/// vector kernels take it.
+TD_HOST_DEVICE inline double relative_error_eps(const KernelParams& k) {
+  return k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps;
+}
+
 /// The error part of one element pair, given the side values as double and
 /// |a−b| computed exactly where the inputs allow. Shared by the scalar kernel,
 /// the SIMD kernels' tails and the CUDA kernel.

@@ -48,7 +48,7 @@ struct Xsimd {
       Scalar::accumulate(a, b, n, first, k, out);
     } else {
       alignas(64) double xa[block], xb[block];
-      const batch eps(k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps);
+      const batch eps(detail::relative_error_eps(k));
       const batch t0(k.rel_thresholds[0]), t1(k.rel_thresholds[1]), one(1.0), zero(0.0);
       auto run = [&](auto checked, std::size_t begin, std::size_t end, Partial& p, detail::BlockMaxima& m,
                      Partial& fallback) {

@@ -67,7 +67,7 @@ using RelTarget = std::true_type;
 /// an eps the user chose (it never passes 0) or float64 0-d values.
 template <class TA, class TB> bool relative_error_can_be_nan(const KernelParams& k) {
   if (!pass_parts(k.metrics).rel_max) return false;  // Σ rel is NaN either way, counts agree
-  const double eps = k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps;
+  const double eps = relative_error_eps(k);
   if (eps == 0 || !std::isfinite(eps)) return true;
   return k.rel_float32 && (std::is_same_v<TA, double> || std::is_same_v<TB, double>);
 }

@@ -135,8 +135,7 @@ struct RelParams {
   bool f32;           ///< the float32 relative error
   bool round_inputs;  ///< f32 and an input type wider than float (16/32-bit floats are exact)
   RelParams(const KernelParams& k, bool inputs_are_floats)
-      : eps(k.rel_float32 ? static_cast<double>(static_cast<float>(k.zero_bench_eps)) : k.zero_bench_eps),
-        f32(k.rel_float32), round_inputs(k.rel_float32 && !inputs_are_floats) {}
+      : eps(relative_error_eps(k)), f32(k.rel_float32), round_inputs(k.rel_float32 && !inputs_are_floats) {}
 };
 
 /// detail::relative_error of double lanes (finite lanes); `eps` is Set(d, r.eps). Its float32

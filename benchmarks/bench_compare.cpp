@@ -63,8 +63,10 @@ struct DataSet {
 
 template <class T> T store(double x) {
   if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(x));
-  // int8: ×30 keeps all but ~1 in 43,000 normal samples within ±127 (those wrap; ×1000, most)
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(std::llround(x * (sizeof(T) == 1 ? 30.0 : 1000.0)));
+  // int8: ×30 keeps all but ~1 in 43,000 normal samples within ±127 (those wrap; ×1000, most);
+  // uint8: the same around 128, as quantized images and activations are
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(std::llround(x * (sizeof(T) == 1 ? 30.0 : 1000.0) + (std::is_unsigned_v<T> ? 128.0 : 0.0)));
   else return static_cast<T>(x);
 }
 
@@ -304,6 +306,8 @@ template <class Kernel> void register_lean(const char* backend, std::size_t byte
         [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, std::int16_t, std::int16_t>(s, bytes, t, m); });
     reg(std::string("BM_compare_set/") + name + "/int8",
         [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, std::int8_t, std::int8_t>(s, bytes, t, m); });
+    reg(std::string("BM_compare_set/") + name + "/uint8",
+        [bytes, t, m](benchmark::State& s) { bm_compare_set<Kernel, std::uint8_t, std::uint8_t>(s, bytes, t, m); });
   }
   reg("BM_compare_transposed/f32", [bytes, t](benchmark::State& s) { bm_compare_transposed<Kernel, float>(s, bytes, t); });
   reg("BM_compare_transposed/bf16",

@@ -79,17 +79,18 @@ template <class T> void check_int_lane_extremes() {
   }
 }
 
-/// assert_close's set of 8/16-bit integers (IntRelBlock) under thresholds and eps other than the
-/// defaults: ratios exactly on each threshold and one step either side, bench zeros under ±a,
-/// equal pairs, extremes; and parameters outside that pass's assumptions (eps 2^-10 or 1, thresholds
-/// above 1 or below 2^-20), which take the double-lane pass. Every field equals the reference's.
+/// assert_close's set of 8/16-bit integers (IntRel16Block, IntRel8Block) under thresholds and eps
+/// other than the defaults: ratios exactly on each threshold and one step either side, bench zeros
+/// under ±a, equal pairs, extremes, thresholds down to 2^-21 and 1e-300; and parameters outside
+/// that pass's assumptions (eps 2^-10 or 1, thresholds above 1), which take the double-lane pass.
+/// Every field equals the reference's.
 template <class T> void check_int_rel_params() {
   using L = std::numeric_limits<T>;
   struct Case {
     double t0, t1, eps;
   };
   const Case cases[] = {{1e-3, 5e-3, 0x1p-52}, {0.25, 1.0 / 3, 1e-10},   {1.0, 0x1p-20, 0x1p-52}, {0.1, 0.5, 0x1p-10},
-                        {2.0, 0.01, 0x1p-52},  {0.01, 0.02, 1.0},       {0x1p-21, 0.3, 0x1p-52}};
+                        {2.0, 0.01, 0x1p-52},  {0.01, 0.02, 1.0},       {0x1p-21, 0.3, 0x1p-52}, {1e-300, 1.0 / 128, 0x1p-52}};
   std::mt19937_64 rng(sizeof(T) * 977 + L::is_signed);
   std::uniform_int_distribution<int> any(L::min(), L::max()), mode(0, 5), small(-2, 2), side(-1, 1);
   for (const Case& c : cases) {

@@ -60,6 +60,7 @@
 
 #include "../partial.hpp"
 #include "block_driver.hpp"
+#include "ratio_cut.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensordiff {
@@ -1205,129 +1206,123 @@ HWY_INLINE void AccumulateInt(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb
 
 // ---------------------------------------------------------------------------
 // assert_close's set (max |a − b|, the relative error's maximum and both threshold counts) of
-// same-type 8/16-bit integer pairs, in int32 and float lanes (8 pairs an AVX2 vector, not the
-// double-lane pass's 4), exact against the float64 rule with neither a double nor a division per
-// pair. With D = |a − b| ≤ 65535 and B = |b| ≤ 32768 (exact in int32 and float lanes):
-// - the relative error where b ≠ 0 is fl64(D / B) (a − b is exact in double), non-decreasing in
-//   the rational D / B, and two such rationals are equal or compare as D·B' vs D'·B (both below
-//   2^31): each lane keeps its largest rational exactly, the block rounds the best once;
+// same-type 8/16-bit integer pairs, in 16-bit lanes (16 pairs an AVX2 vector, not the double-lane
+// pass's 4), exact against the float64 rule with neither a double, a float nor a division per pair.
+// With D = |a − b| ≤ 65535 and B' = max(|b|, 1) ≤ 32768, both exact in uint16 lanes:
+// - the relative error where b ≠ 0 is fl64(D / B') (a − b is exact in double), non-decreasing in
+//   the rational D / B', and two such rationals compare as D·B'' vs D''·B' (both below 2^31, each
+//   formed from its two 16-bit halves): each lane keeps its largest rational, a block rounds its
+//   best once;
 // - where b = 0 it is relative_error(a, 0), non-decreasing in a for a ≥ 0 and in −a for a ≤ 0, so
 //   the lanes keep the largest and smallest such a; IntRelParams admits only an eps for which every
 //   a ≠ 0 there lies above 65535 (above any b ≠ 0 ratio) and at or above both thresholds, and
 //   a = 0 gives 0: those lanes then count as the ratio D / 1;
-// - fl64(x) < t ⟺ x < μ, μ the midpoint of t and its predecessor, which no D / B equals (μ has
-//   54 significant bits, μ·B is no integer for B ≤ 2^16). E = fl32(D − μf·B) (μf = fl32(t), fused
-//   or not) decides D < μ·B wherever |E| > slack ≥ |μ − μf|·Bmax + 2^-24·μf·Bmax: E < −slack
-//   counts, E > slack does not. A vector with a pair in between (a ratio within a float step of
-//   a threshold: 1/1000 for 0.001, frequent in quantized data) counts by the reference.
+// - a count `fl64(D / B') < t` is D·d < c·B' for the threshold's ratio cut c / d (ratio_cut.hpp:
+//   d ≤ 2·Bmax − 1 ≤ 65535, found once per call with the reference's own division): exact, with
+//   no band left to the reference (ratios exactly on a threshold, 1/1000 for 0.001, frequent in
+//   quantized data, cost nothing extra).
 // Where both thresholds lie at or below fl64(1 / Bmax), the smallest non-zero ratio (int8 and
-// msprobe's 0.001 / 0.005: 1/128), a pair counts iff D = 0; int8 pairs then run in int16 lanes
-// (IntRel8Block: 16 pairs an AVX2 vector, products D·B' ≤ 255·128 < 2^15, no float lanes).
+// msprobe's 0.001 / 0.005: 1/128), a pair counts iff D = 0 and int8 runs a cheaper block
+// (IntRel8Block: D·B' ≤ 255·128 < 2^15, one 16-bit product a side, no cut).
 // ---------------------------------------------------------------------------
 
 inline constexpr unsigned kPartsAssertClose = kPartRelMax | kPartAbsMax;
-inline constexpr size_t kIntRelBlockSteps = 512;
+inline constexpr size_t kIntRelBlockSteps = 512;  // counts ≤ 512 a uint16 lane
 
-/// IntRelBlock's constants for one KernelParams, or ok = false where its assumptions fail (the
-/// float32 rule, a threshold outside [2^-20, 1], an eps that leaves b = 0 pairs near the
-/// ratios): the double-lane pass runs instead.
+/// IntRel16Block's constants for one KernelParams, or ok = false where its assumptions fail (the
+/// float32 rule, a threshold outside (0, 1], an eps that leaves b = 0 pairs near the ratios): the
+/// double-lane pass runs instead.
 struct IntRelParams {
   bool ok = false;
-  float mu[2] = {0, 0}, slack = 0;  ///< one slack, the larger: one constant less in the loop
-  bool zero_only = true;            ///< both counts are those of D = 0 (see above)
-  IntRelParams(const KernelParams& k, double b_max) {
-    if (k.rel_float32 || !(relative_error(0.0, 0.0, k) == 0.0)) return;
+  RatioCut cut[2];  ///< c, d < 2^16 (b_max ≤ 32768)
+  bool zero_only = true;  ///< both counts are those of D = 0 (see above)
+  IntRelParams(const KernelParams& k, std::uint32_t b_max) {
+    if (k.rel_float32 || !(relative_error(0.0, 0.0, k) == 0.0) || b_max > 32768) return;
     const double zero_bench_min = std::fmin(relative_error(1.0, 0.0, k), relative_error(-1.0, 0.0, k));
     if (!(zero_bench_min > 65535.0)) return;
     for (int j = 0; j < 2; ++j) {
       const double t = k.rel_thresholds[j];
-      if (!(t >= 0x1p-20 && t <= 1.0 && zero_bench_min >= t)) return;
+      if (!(t > 0.0 && t <= 1.0 && zero_bench_min >= t)) return;
       zero_only = zero_only && 1.0 / b_max >= t;
-      mu[j] = static_cast<float>(t);
-      // |μ − μf| ≤ |t − μf| + (t − pred(t)) / 2, both exact in double; the bound is widened by
-      // 2^-30 for the rounding of this sum and product, then rounded up to float.
-      const double spread = std::fabs(t - mu[j]) + (t - std::nextafter(t, 0.0)) / 2 + 0x1p-24 * mu[j];
-      slack = std::fmax(slack, std::nextafter(static_cast<float>(spread * b_max * (1 + 0x1p-30)), HUGE_VALF));
+      cut[j] = RatioCut(t, b_max);
     }
     ok = true;
   }
 };
 
-/// Both threshold counts of [begin, end) by the reference (IntRelBlock's undecided vectors).
-template <class T>
-HWY_NOINLINE void IntRelRecount(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end,
-                                const KernelParams& k, std::uint64_t* below) {
-  for (size_t i = begin; i < end; ++i) {
-    const double rel = relative_error(static_cast<double>(pa[i]), static_cast<double>(pb[i]), k);
-    below[0] += rel < k.rel_thresholds[0];
-    below[1] += rel < k.rel_thresholds[1];
-  }
+/// x·y < z·w for uint16 lanes (products formed from their 16-bit halves), where x·y's high half
+/// is below 0xFFFF: x·y < z·w ⟺ hi(x·y) + [lo(x·y) ≥ lo(z·w)] ≤ hi(z·w).
+template <class V> HWY_INLINE hn::Mask<hn::DFromV<V>> ProductLess(V x, V y, V z, V w) {
+  const hn::DFromV<V> du;
+  const V xl = hn::Mul(x, y), zl = hn::Mul(z, w);
+  const V carry = hn::VecFromMask(du, hn::Eq(hn::Max(xl, zl), xl));  // all ones (−1) where lo(x·y) ≥ lo(z·w)
+  return hn::Eq(hn::SaturatedSub(hn::Sub(hn::MulHigh(x, y), carry), hn::MulHigh(z, w)), hn::Zero(du));
 }
 
-/// IntRelBlock's / IntRel8Block's maxima from their lanes: max |a − b|, and the relative error's
+/// IntRel16Block's / IntRel8Block's maxima from their lanes: max |a − b|, and the relative error's
 /// (the b = 0 pairs' where one has a ≠ 0, else the largest rational's, rounded once).
-template <class D>
-HWY_INLINE void IntRelMaxima(D d, hn::Vec<D> mabs, hn::Vec<D> zmax, hn::Vec<D> zmin, hn::Vec<D> best_d,
-                             hn::Vec<D> best_b, const KernelParams& k, BlockMaxima& m) {
-  m.abs = LaneExtreme<true>(d, mabs);
-  const double za_max = LaneExtreme<true>(d, zmax), za_min = LaneExtreme<false>(d, zmin);
+template <class DS, class DU>
+HWY_INLINE void IntRelMaxima(DS ds, hn::Vec<DS> zmax, hn::Vec<DS> zmin, DU du, hn::Vec<DU> mabs, hn::Vec<DU> best_d,
+                             hn::Vec<DU> best_b, const KernelParams& k, BlockMaxima& m) {
+  m.abs = LaneExtreme<true>(du, mabs);
+  const double za_max = LaneExtreme<true>(ds, zmax), za_min = LaneExtreme<false>(ds, zmin);
   if (za_max > 0 || za_min < 0) {  // a b = 0 pair with a ≠ 0: above every other ratio
     m.rel = std::fmax(za_max > 0 ? relative_error(za_max, 0.0, k) : -1.0, za_min < 0 ? relative_error(za_min, 0.0, k) : -1.0);
     return;
   }
-  using T = hn::TFromD<D>;
-  HWY_ALIGN T ld[HWY_MAX_BYTES / sizeof(T)], lb[HWY_MAX_BYTES / sizeof(T)];
-  hn::Store(best_d, d, ld);
-  hn::Store(best_b, d, lb);
+  HWY_ALIGN std::uint16_t ld[HWY_MAX_BYTES / 2], lb[HWY_MAX_BYTES / 2];
+  hn::Store(best_d, du, ld);
+  hn::Store(best_b, du, lb);
   std::int64_t bd = 0, bb = 1;
-  for (size_t l = 0; l < hn::Lanes(d); ++l) {
+  for (size_t l = 0; l < hn::Lanes(du); ++l) {
     if (static_cast<std::int64_t>(ld[l]) * bb > bd * lb[l]) bd = ld[l], bb = lb[l];
   }
   m.rel = static_cast<double>(bd) / static_cast<double>(bb);
 }
 
-/// Folds one vector of D = |a − b| and B' = max(|b|, 1) into the lanes' largest rational D / B'
-/// (IntRelBlock; exact while the products stay below the lanes' signed maximum).
-template <class V> HWY_INLINE void TakeLargerRatio(V d, V b, V& best_d, V& best_b) {
-  const auto wins = hn::Gt(hn::Mul(d, best_b), hn::Mul(best_d, b));
-  best_d = hn::IfThenElse(wins, d, best_d);
-  best_b = hn::IfThenElse(wins, b, best_b);
-}
-
-/// The per-vector work IntRelBlock and IntRel8Block share: D = |a − b| (returned) into max |a − b|,
-/// the a of b = 0 pairs into their largest / smallest, and D / B' into the lanes' largest rational;
-/// B' = max(|b|, 1) comes back through `b` for the counts. Callers load a before b into locals:
-/// with the loads as arguments GCC emitted b's first, and from memory that ran 25–30 % slower on
-/// Zen 3 (same instructions otherwise; in cache no difference).
-template <class V>
-HWY_INLINE V IntRelStep(V va, V vb, V& mabs, V& zmax, V& zmin, V& best_d, V& best_b, V& b) {
-  const hn::DFromV<V> dv;
-  const V d = hn::Abs(hn::Sub(va, vb));
+/// The per-vector work IntRel16Block and IntRel8Block share, on int16 lanes: D = |a − b| as uint16
+/// (returned; max(a, b) − min(a, b) wraps to the true difference) into max |a − b|, the a of b = 0
+/// pairs into their largest / smallest, and B' = max(|b|, 1) as uint16 (|−32768| is 0x8000) into
+/// `b`. Callers load a before b into locals: with the loads as arguments GCC emitted b's first,
+/// and from memory that ran 25–30 % slower on Zen 3 (same instructions otherwise; in cache no
+/// difference).
+template <class V, class VU = hn::Vec<hn::RebindToUnsigned<hn::DFromV<V>>>>
+HWY_INLINE VU IntRelStep(V va, V vb, VU& mabs, V& zmax, V& zmin, VU& b) {
+  const hn::DFromV<V> ds;
+  const hn::RebindToUnsigned<decltype(ds)> du;
+  const VU d = hn::BitCast(du, hn::Sub(hn::Max(va, vb), hn::Min(va, vb)));
   mabs = hn::Max(mabs, d);
-  const V za = hn::IfThenElseZero(hn::Eq(vb, hn::Zero(dv)), va);  // a where b = 0
+  const V za = hn::IfThenElseZero(hn::Eq(vb, hn::Zero(ds)), va);  // a where b = 0
   zmax = hn::Max(zmax, za);
   zmin = hn::Min(zmin, za);
-  b = hn::Max(hn::Abs(vb), hn::Set(dv, 1));
-  TakeLargerRatio(d, b, best_d, best_b);
+  b = hn::Max(hn::BitCast(du, hn::Abs(vb)), hn::Set(du, 1));
   return d;
 }
 
-/// One block of int8 pairs whose counts are those of D = 0 (IntRelParams::zero_only), in int16
-/// lanes; otherwise as IntRelBlock.
+/// One block of int8 pairs whose counts are those of D = 0 (IntRelParams::zero_only); otherwise
+/// as IntRel16Block, the ratio's products in one 16-bit half (D·B' < 2^15).
 HWY_NOINLINE inline void IntRel8Block(const std::int8_t* HWY_RESTRICT pa, const std::int8_t* HWY_RESTRICT pb, size_t begin,
                                       size_t end, const KernelParams& k, Partial& p, BlockMaxima& m) {
   const hn::ScalableTag<std::int16_t> d16;
+  const hn::RebindToUnsigned<decltype(d16)> du;
   const size_t N = hn::Lanes(d16);
-  const auto zero = hn::Zero(d16), one = hn::Set(d16, 1);
-  auto mabs = zero, zmax = zero, zmin = zero, best_d = zero, best_b = one, equal = zero;
+  const auto zero = hn::Zero(d16);
+  const auto uzero = hn::Zero(du);
+  auto zmax = zero, zmin = zero;
+  auto mabs = uzero, best_d = uzero, best_b = hn::Set(du, 1), equal = uzero;
   for (size_t j = begin; j < end; j += N) {
     const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
-    auto b = zero;
-    const auto d = IntRelStep(va, vb, mabs, zmax, zmin, best_d, best_b, b);
-    equal = hn::Sub(equal, hn::VecFromMask(d16, hn::Eq(d, zero)));
+    if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);  // as IntBlock
+    auto b = uzero;
+    const auto d = IntRelStep(va, vb, mabs, zmax, zmin, b);
+    // products below 2^15: the low halves compare as the rationals (signed: one comparison)
+    const auto wins = hn::Gt(hn::BitCast(d16, hn::Mul(d, best_b)), hn::BitCast(d16, hn::Mul(best_d, b)));
+    best_d = hn::IfThenElse(hn::RebindMask(du, wins), d, best_d);
+    best_b = hn::IfThenElse(hn::RebindMask(du, wins), b, best_b);
+    equal = hn::Sub(equal, hn::VecFromMask(du, hn::Eq(d, uzero)));
   }
-  IntRelMaxima(d16, mabs, zmax, zmin, best_d, best_b, k, m);
-  const auto equal_pairs = static_cast<std::uint64_t>(LaneTotal(d16, equal));  // ≤ kIntRelBlockSteps a lane
+  IntRelMaxima(d16, zmax, zmin, du, mabs, best_d, best_b, k, m);
+  const auto equal_pairs = static_cast<std::uint64_t>(LaneTotal(du, equal));  // ≤ kIntRelBlockSteps a lane
   p.rel_below[0] += equal_pairs;
   p.rel_below[1] += equal_pairs;
 }
@@ -1335,58 +1330,49 @@ HWY_NOINLINE inline void IntRel8Block(const std::int8_t* HWY_RESTRICT pa, const 
 /// One block [begin, end) of assert_close's set for 8/16-bit integers (see above): both counts
 /// into `p`, the maxima into `m`.
 template <class T>
-HWY_NOINLINE void IntRelBlock(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end,
-                             const KernelParams& k, const IntRelParams& r, Partial& p, BlockMaxima& m) {
-  const hn::ScalableTag<std::int32_t> di;
-  const hn::Rebind<T, decltype(di)> dn;
-  const hn::RebindToFloat<decltype(di)> df;
-  const size_t N = hn::Lanes(di);
-  const auto zero = hn::Zero(di), one = hn::Set(di, 1);
-  const auto mu0 = hn::Set(df, r.mu[0]), mu1 = hn::Set(df, r.mu[1]);
-  const auto hi = hn::Set(df, r.slack), lo = hn::Neg(hi);  // |E| ≤ slack: undecided
-  auto mabs = zero, zmax = zero, zmin = zero, best_d = zero, best_b = one;
-  // Both counts in one accumulator (a register fewer: the loop spilled one to the stack): each lane
-  // subtracts the first count's mask and the second's shifted left by 16, i.e. adds 1 and 2^16.
-  auto sure = zero;
-  std::uint64_t below[2] = {0, 0};  // of the undecided vectors
+HWY_NOINLINE void IntRel16Block(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end,
+                                const KernelParams& k, const IntRelParams& r, Partial& p, BlockMaxima& m) {
+  const hn::ScalableTag<std::int16_t> d16;
+  const hn::RebindToUnsigned<decltype(d16)> du;
+  const size_t N = hn::Lanes(d16);
+  const auto zero = hn::Zero(d16);
+  const auto uzero = hn::Zero(du);
+  const auto c0 = hn::Set(du, static_cast<std::uint16_t>(r.cut[0].c)), d0 = hn::Set(du, static_cast<std::uint16_t>(r.cut[0].d));
+  const auto c1 = hn::Set(du, static_cast<std::uint16_t>(r.cut[1].c)), d1 = hn::Set(du, static_cast<std::uint16_t>(r.cut[1].d));
+  auto zmax = zero, zmin = zero;
+  auto mabs = uzero, best_d = uzero, best_b = hn::Set(du, 1), below0 = uzero, below1 = uzero;
   for (size_t j = begin; j < end; j += N) {
-    const auto va = hn::PromoteTo(di, hn::LoadU(dn, pa + j)), vb = hn::PromoteTo(di, hn::LoadU(dn, pb + j));
-    auto b = zero;
-    const auto d = IntRelStep(va, vb, mabs, zmax, zmin, best_d, best_b, b);
-    const auto fd = hn::ConvertTo(df, d), fb = hn::ConvertTo(df, b);
-    const auto e0 = hn::NegMulAdd(mu0, fb, fd), e1 = hn::NegMulAdd(mu1, fb, fd);
-    const auto s0 = hn::Lt(e0, lo), s1 = hn::Lt(e1, lo);
-    if (HWY_UNLIKELY(!hn::AllFalse(df, hn::Le(hn::Min(hn::Abs(e0), hn::Abs(e1)), hi)))) {  // undecided
-      IntRelRecount(pa, pb, j, j + N, k, below);
-    } else {
-      sure = hn::Sub(hn::Sub(sure, hn::VecFromMask(di, hn::RebindMask(di, s0))),
-                     hn::ShiftLeft<16>(hn::VecFromMask(di, hn::RebindMask(di, s1))));
-    }
+    const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
+    if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);  // as IntBlock
+    auto b = uzero;
+    const auto d = IntRelStep(va, vb, mabs, zmax, zmin, b);
+    const auto wins = ProductLess(best_d, b, d, best_b);  // best_d·B' < D·best_b: hi(best_d·B') < 2^15
+    best_d = hn::IfThenElse(wins, d, best_d);
+    best_b = hn::IfThenElse(wins, b, best_b);
+    below0 = hn::Sub(below0, hn::VecFromMask(du, ProductLess(d, d0, c0, b)));  // hi(D·d) ≤ 0xFFFE
+    below1 = hn::Sub(below1, hn::VecFromMask(du, ProductLess(d, d1, c1, b)));
   }
-  IntRelMaxima(di, mabs, zmax, zmin, best_d, best_b, k, m);
-  // a lane ≤ 65537·kIntRelBlockSteps < 2^31; the low halves sum below 2^16 (≤ 64 lanes): no carry
-  const auto packed = static_cast<std::uint64_t>(LaneTotal(di, sure));
-  p.rel_below[0] += below[0] + (packed & 0xFFFF);
-  p.rel_below[1] += below[1] + (packed >> 16);
+  IntRelMaxima(d16, zmax, zmin, du, mabs, best_d, best_b, k, m);
+  p.rel_below[0] += static_cast<std::uint64_t>(LaneTotal(du, below0));  // ≤ kIntRelBlockSteps a lane
+  p.rel_below[1] += static_cast<std::uint64_t>(LaneTotal(du, below1));
 }
 
 /// assert_close's set over n contiguous same-type 8/16-bit integer pairs, driven by drive_blocks.
 template <class T>
 HWY_INLINE void AccumulateIntRel(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t n, std::uint64_t first,
                                  const KernelParams& k, const IntRelParams& r, Partial& out) {
-  const bool in_int16 = std::is_same_v<T, std::int8_t> && r.zero_only;
-  const size_t N = in_int16 ? hn::Lanes(hn::ScalableTag<std::int16_t>()) : hn::Lanes(hn::ScalableTag<std::int32_t>());
+  const size_t N = hn::Lanes(hn::ScalableTag<std::int16_t>());
   const RelParams rp(k, false);
   drive_blocks(
       pa, pb, n, N, N * kIntRelBlockSteps, first, k, out,
       [&](auto, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial&) {
         if constexpr (std::is_same_v<T, std::int8_t>) {
-          if (in_int16) {
+          if (r.zero_only) {
             IntRel8Block(pa, pb, begin, end, k, p, m);
             return true;
           }
         }
-        IntRelBlock(pa, pb, begin, end, k, r, p, m);
+        IntRel16Block(pa, pb, begin, end, k, r, p, m);
         return true;  // integers are finite
       },
       [&](auto target, size_t begin, size_t end, double value) {
@@ -1409,7 +1395,7 @@ template <class F> HWY_INLINE void WithPassVariant(const KernelParams& k, F&& f)
 
 /// Fused pass over n contiguous pairs (see detail::accumulate_pair): the float-lane pass where it
 /// applies, the integer-lane pass for same-type 8/16-bit integer pairs whose set has no relative
-/// error and IntRelBlock's for assert_close's set of them (float64 rule), else the double-lane
+/// error and IntRel16Block's for assert_close's set of them (float64 rule), else the double-lane
 /// pass. Lean metric sets get their own variant of the pass for float-lane pairs and same-type
 /// pairs of the double-lane one (f64, 8/16/32-bit integers); mixed double-lane pairs run the full
 /// pass (a variant each would multiply compile time).
@@ -1437,7 +1423,7 @@ HWY_NOINLINE void Accumulate(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT p
       }
       if constexpr (kIntLane<TA> && kParts == kPartsAssertClose) {
         using L = std::numeric_limits<TA>;
-        const double b_max = std::fmax(-static_cast<double>(L::min()), static_cast<double>(L::max()));  // of |b|
+        const auto b_max = static_cast<std::uint32_t>(std::max(-static_cast<int>(L::min()), static_cast<int>(L::max())));  // of |b|
         if (const IntRelParams r(k, b_max); r.ok) {
           AccumulateIntRel(pa, pb, n, first, k, r, out);
           done = true;

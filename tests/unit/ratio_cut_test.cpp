@@ -70,8 +70,7 @@ TEST(RatioCut, AgreesWithTheDivisionOnEveryOrderUsed) {
 }
 
 TEST(RatioCut, ExactRatiosOnMsprobesThresholds) {
-  // 1/1000 rounds to fl64(0.001), so it is not below it; 999/1000000 is not of order 32768, but
-  // 1/1001 is, and lies below.
+  // 1/1000 rounds to fl64(0.001), so it is not below it; 1/1001 is.
   const RatioCut cut(1e-3, 32768);
   EXPECT_FALSE(1 * cut.d < cut.c * 1000);
   EXPECT_TRUE(1 * cut.d < cut.c * 1001);

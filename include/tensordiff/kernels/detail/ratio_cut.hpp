@@ -26,9 +26,9 @@ template <class Holds> std::uint64_t last_holding(std::uint64_t k_max, Holds hol
   return lo;
 }
 
-/// The cut c / d of threshold t ∈ (0, 1] over denominators 1 … n (n ≥ 1): d ≤ 2n − 1 and
-/// c < d. Found by a Stern–Brocot descent whose runs of equal steps are binary-searched, with
-/// the reference's own division: O(log² n) divisions.
+/// The cut c / d of threshold t ∈ (0, 1] over denominators 1 … n (n ≥ 1): c < d, and
+/// d ≤ 2n − 1 for n ≥ 2 (order 1 gives 1/2). Found by a Stern–Brocot descent whose runs of
+/// equal steps are binary-searched, with the reference's own division: O(log² n) divisions.
 struct RatioCut {
   std::uint64_t c = 1, d = 2;
   RatioCut() = default;

@@ -1,5 +1,6 @@
-// detail::RatioCut (kernels/detail/ratio_cut.hpp): p·d < c·q must say exactly what the
-// reference's own division says, fl64(p / q) < t, for every ratio of order n. Checked for each
+// detail::RatioCut and FixedPointCut (kernels/detail/ratio_cut.hpp): p·d < c·q, and
+// p ≤ ⌊⌊q·m / 2^16⌋ / 2^s⌋ where a fixed-point cut exists, must say exactly what the reference's own
+// division says, fl64(p / q) < t, for every ratio of order n. Checked for each
 // denominator q at every numerator near the switch (where the two could disagree) and at 0 and
 // q, and on random ratios; thresholds from msprobe's, through exact ratios and their float64
 // neighbours, to the extremes of (0, 1].
@@ -15,6 +16,7 @@
 
 namespace {
 
+using tensordiff::detail::FixedPointCut;
 using tensordiff::detail::RatioCut;
 
 bool reference_below(std::uint64_t p, std::uint64_t q, double t) {
@@ -26,9 +28,19 @@ void check_cut(double t, std::uint64_t n) {
   const RatioCut cut(t, n);
   ASSERT_LT(cut.c, cut.d);
   ASSERT_LE(cut.d, 2 * n - 1 + (n == 1));  // order 1: 0/1 and 1/1 give 1/2
+  const FixedPointCut fixed(cut, n <= 255 ? 0 : 15);  // as the kernel asks
+  if (n <= 255) {
+    ASSERT_TRUE(fixed.ok && fixed.shift == 0);
+  }
+  if (fixed.ok) {
+    ASSERT_LT(fixed.m, 65536u);
+  }
   const auto check = [&](std::uint64_t p, std::uint64_t q) {
     const bool want = reference_below(p, q, t), got = p * cut.d < cut.c * q;
     ASSERT_EQ(got, want) << p << "/" << q << " cut " << cut.c << "/" << cut.d;
+    if (fixed.ok) {
+      ASSERT_EQ(p <= ((q * fixed.m) >> 16) >> fixed.shift, want) << p << "/" << q << " fixed " << fixed.m << " >> " << fixed.shift;
+    }
   };
   for (std::uint64_t q = 1; q <= n; ++q) {
     const auto centre = static_cast<std::int64_t>(std::floor(t * static_cast<double>(q)));
@@ -77,6 +89,19 @@ TEST(RatioCut, ExactRatiosOnMsprobesThresholds) {
   EXPECT_FALSE(reference_below(1, 1000, 1e-3));
   const RatioCut cut5(5e-3, 32768);
   EXPECT_EQ(5 * cut5.d < cut5.c * 1000, reference_below(5, 1000, 5e-3));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(FixedPointCut, ExistsForMsprobesThresholdsOnInt16AndNotForEveryThreshold) {
+  // The kernel's fast count needs it for 0.001 and 0.005 over int16's denominators; thresholds
+  // whose neighbours lie closer than 2^-31 have none (the kernel then uses the ratio cut).
+  for (double t : {1e-3, 5e-3}) EXPECT_TRUE(FixedPointCut(RatioCut(t, 32768), 15).ok) << t;
+  int without = 0;
+  for (double t : thresholds()) without += !FixedPointCut(RatioCut(t, 32768), 15).ok;
+  EXPECT_GT(without, 0);
 }
 
 }  // namespace

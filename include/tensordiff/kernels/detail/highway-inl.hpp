@@ -1217,10 +1217,13 @@ HWY_INLINE void AccumulateInt(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb
 //   the lanes keep the largest and smallest such a; IntRelParams admits only an eps for which every
 //   a ≠ 0 there lies above 65535 (above any b ≠ 0 ratio) and at or above both thresholds, and
 //   a = 0 gives 0: those lanes then count as the ratio D / 1;
-// - a count `fl64(D / B') < t` is D·d < c·B' for the threshold's ratio cut c / d (ratio_cut.hpp:
-//   d ≤ 2·Bmax − 1 ≤ 65535, found once per call with the reference's own division): exact, with
-//   no band left to the reference (ratios exactly on a threshold, 1/1000 for 0.001, frequent in
-//   quantized data, cost nothing extra).
+// - a count `fl64(D / B') < t` is D ≤ ⌊B'·m / 2^(16+s)⌋ for the threshold's fixed-point cut
+//   (ratio_cut.hpp: a multiply-high, a shift and a comparison; always there for 8-bit data,
+//   Bmax ≤ 255, and for int16 under msprobe's thresholds), else D·d < c·B' for its ratio cut c / d
+//   (d ≤ 2·Bmax − 1 ≤ 65535), both found once per call with the reference's own division: exact,
+//   with no band left to the reference (ratios exactly on a threshold, 1/1000 for 0.001, frequent
+//   in quantized data, cost nothing extra);
+// - for 8-bit data D·B' < 2^16: the ratios compare by one 16-bit product a side.
 // Where both thresholds lie at or below fl64(1 / Bmax), the smallest non-zero ratio (int8 and
 // msprobe's 0.001 / 0.005: 1/128), a pair counts iff D = 0 and int8 runs a cheaper block
 // (IntRel8Block: D·B' ≤ 255·128 < 2^15, one 16-bit product a side, no cut).
@@ -1235,6 +1238,8 @@ inline constexpr size_t kIntRelBlockSteps = 512;  // counts ≤ 512 a uint16 lan
 struct IntRelParams {
   bool ok = false;
   RatioCut cut[2];  ///< c, d < 2^16 (b_max ≤ 32768)
+  FixedPointCut fixed[2];  ///< shift 0 where b_max ≤ 255
+  bool fixed_ok = false;  ///< both fixed-point cuts exist
   bool zero_only = true;  ///< both counts are those of D = 0 (see above)
   IntRelParams(const KernelParams& k, std::uint32_t b_max) {
     if (k.rel_float32 || !(relative_error(0.0, 0.0, k) == 0.0) || b_max > 32768) return;
@@ -1245,7 +1250,11 @@ struct IntRelParams {
       if (!(t > 0.0 && t <= 1.0 && zero_bench_min >= t)) return;
       zero_only = zero_only && 1.0 / b_max >= t;
       cut[j] = RatioCut(t, b_max);
+      fixed[j] = FixedPointCut(cut[j], b_max <= 255 ? 0 : 15);
     }
+    // D is clamped to 32767 for the kernel's signed comparison: every cut must lie below it
+    const auto below_clamp = [b_max](const FixedPointCut& f) { return ((b_max * f.m) >> (16 + f.shift)) < 0x7FFF; };
+    fixed_ok = fixed[0].ok && fixed[1].ok && below_clamp(fixed[0]) && below_clamp(fixed[1]);
     ok = true;
   }
 };
@@ -1285,8 +1294,8 @@ HWY_INLINE void IntRelMaxima(DS ds, hn::Vec<DS> zmax, hn::Vec<DS> zmin, DU du, h
 /// pairs into their largest / smallest, and B' = max(|b|, 1) as uint16 (|−32768| is 0x8000) into
 /// `b`. Callers load a before b into locals: with the loads as arguments GCC emitted b's first,
 /// and from memory that ran 25–30 % slower on Zen 3 (same instructions otherwise; in cache no
-/// difference).
-template <class V, class VU = hn::Vec<hn::RebindToUnsigned<hn::DFromV<V>>>>
+/// difference). kUnsigned (uint8 data, a, b ≥ 0): no |b| and no smallest a (it stays 0).
+template <bool kUnsigned, class V, class VU = hn::Vec<hn::RebindToUnsigned<hn::DFromV<V>>>>
 HWY_INLINE VU IntRelStep(V va, V vb, VU& mabs, V& zmax, V& zmin, VU& b) {
   const hn::DFromV<V> ds;
   const hn::RebindToUnsigned<decltype(ds)> du;
@@ -1294,8 +1303,8 @@ HWY_INLINE VU IntRelStep(V va, V vb, VU& mabs, V& zmax, V& zmin, VU& b) {
   mabs = hn::Max(mabs, d);
   const V za = hn::IfThenElseZero(hn::Eq(vb, hn::Zero(ds)), va);  // a where b = 0
   zmax = hn::Max(zmax, za);
-  zmin = hn::Min(zmin, za);
-  b = hn::Max(hn::BitCast(du, hn::Abs(vb)), hn::Set(du, 1));
+  if constexpr (!kUnsigned) zmin = hn::Min(zmin, za);
+  b = hn::Max(hn::BitCast(du, kUnsigned ? vb : hn::Abs(vb)), hn::Set(du, 1));
   return d;
 }
 
@@ -1314,7 +1323,7 @@ HWY_NOINLINE inline void IntRel8Block(const std::int8_t* HWY_RESTRICT pa, const 
     const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
     if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);  // as IntBlock
     auto b = uzero;
-    const auto d = IntRelStep(va, vb, mabs, zmax, zmin, b);
+    const auto d = IntRelStep<false>(va, vb, mabs, zmax, zmin, b);
     // products below 2^15: the low halves compare as the rationals (signed: one comparison)
     const auto wins = hn::Gt(hn::BitCast(d16, hn::Mul(d, best_b)), hn::BitCast(d16, hn::Mul(best_d, b)));
     best_d = hn::IfThenElse(hn::RebindMask(du, wins), d, best_d);
@@ -1327,34 +1336,61 @@ HWY_NOINLINE inline void IntRel8Block(const std::int8_t* HWY_RESTRICT pa, const 
   p.rel_below[1] += equal_pairs;
 }
 
+/// The lanes' count of D ≤ ⌊B'·m / 2^(16+s)⌋ turned round: `above` gains one where D exceeds it
+/// (D ≤ 32767, so one signed comparison; kShift false: s = 0).
+template <bool kShift, class VU>
+HWY_INLINE void CountAboveFixedCut(VU d, VU b, VU m, int shift, VU& above) {
+  const hn::DFromV<VU> du;
+  const hn::RebindToSigned<decltype(du)> ds;
+  VU cut = hn::MulHigh(b, m);
+  if constexpr (kShift) cut = hn::ShiftRightSame(cut, shift);
+  above = hn::Sub(above, hn::VecFromMask(du, hn::RebindMask(du, hn::Gt(hn::BitCast(ds, d), hn::BitCast(ds, cut)))));
+}
+
 /// One block [begin, end) of assert_close's set for 8/16-bit integers (see above): both counts
-/// into `p`, the maxima into `m`.
-template <class T>
+/// into `p`, the maxima into `m`; kFixedCut: the counts by IntRelParams::fixed, else by its cut.
+template <class T, bool kFixedCut>
 HWY_NOINLINE void IntRel16Block(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end,
                                 const KernelParams& k, const IntRelParams& r, Partial& p, BlockMaxima& m) {
+  constexpr bool kNarrow = sizeof(T) == 1;  // D ≤ 255, B' ≤ 255: D·B'' < 2^16, fixed cuts unshifted
   const hn::ScalableTag<std::int16_t> d16;
   const hn::RebindToUnsigned<decltype(d16)> du;
   const size_t N = hn::Lanes(d16);
   const auto zero = hn::Zero(d16);
   const auto uzero = hn::Zero(du);
-  const auto c0 = hn::Set(du, static_cast<std::uint16_t>(r.cut[0].c)), d0 = hn::Set(du, static_cast<std::uint16_t>(r.cut[0].d));
-  const auto c1 = hn::Set(du, static_cast<std::uint16_t>(r.cut[1].c)), d1 = hn::Set(du, static_cast<std::uint16_t>(r.cut[1].d));
+  const auto c0 = hn::Set(du, static_cast<std::uint16_t>(kFixedCut ? r.fixed[0].m : r.cut[0].c));
+  const auto c1 = hn::Set(du, static_cast<std::uint16_t>(kFixedCut ? r.fixed[1].m : r.cut[1].c));
+  const auto d0 = hn::Set(du, static_cast<std::uint16_t>(r.cut[0].d)), d1 = hn::Set(du, static_cast<std::uint16_t>(r.cut[1].d));
+  const int shift0 = r.fixed[0].shift, shift1 = r.fixed[1].shift;
   auto zmax = zero, zmin = zero;
-  auto mabs = uzero, best_d = uzero, best_b = hn::Set(du, 1), below0 = uzero, below1 = uzero;
+  auto mabs = uzero, best_d = uzero, best_b = hn::Set(du, 1), tally0 = uzero, tally1 = uzero;
   for (size_t j = begin; j < end; j += N) {
     const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
     if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);  // as IntBlock
     auto b = uzero;
-    const auto d = IntRelStep(va, vb, mabs, zmax, zmin, b);
-    const auto wins = ProductLess(best_d, b, d, best_b);  // best_d·B' < D·best_b: hi(best_d·B') < 2^15
-    best_d = hn::IfThenElse(wins, d, best_d);
-    best_b = hn::IfThenElse(wins, b, best_b);
-    below0 = hn::Sub(below0, hn::VecFromMask(du, ProductLess(d, d0, c0, b)));  // hi(D·d) ≤ 0xFFFE
-    below1 = hn::Sub(below1, hn::VecFromMask(du, ProductLess(d, d1, c1, b)));
+    const auto d = IntRelStep<std::is_unsigned_v<T>>(va, vb, mabs, zmax, zmin, b);
+    if constexpr (kNarrow) {  // keep unless best_d·B' < D·best_b
+      const auto keep = hn::Eq(hn::SaturatedSub(hn::Mul(d, best_b), hn::Mul(best_d, b)), uzero);
+      best_d = hn::IfThenElse(keep, best_d, d);
+      best_b = hn::IfThenElse(keep, best_b, b);
+    } else {
+      const auto wins = ProductLess(best_d, b, d, best_b);  // best_d·B' < D·best_b: hi(best_d·B') < 2^15
+      best_d = hn::IfThenElse(wins, d, best_d);
+      best_b = hn::IfThenElse(wins, b, best_b);
+    }
+    if constexpr (kFixedCut) {  // tallies: the lanes above each cut
+      const auto dc = kNarrow ? d : hn::Min(d, hn::Set(du, 0x7FFF));  // the cuts are below 2^15
+      CountAboveFixedCut<!kNarrow>(dc, b, c0, shift0, tally0);
+      CountAboveFixedCut<!kNarrow>(dc, b, c1, shift1, tally1);
+    } else {  // tallies: the lanes below each cut
+      tally0 = hn::Sub(tally0, hn::VecFromMask(du, ProductLess(d, d0, c0, b)));  // hi(D·d) ≤ 0xFFFE
+      tally1 = hn::Sub(tally1, hn::VecFromMask(du, ProductLess(d, d1, c1, b)));
+    }
   }
   IntRelMaxima(d16, zmax, zmin, du, mabs, best_d, best_b, k, m);
-  p.rel_below[0] += static_cast<std::uint64_t>(LaneTotal(du, below0));  // ≤ kIntRelBlockSteps a lane
-  p.rel_below[1] += static_cast<std::uint64_t>(LaneTotal(du, below1));
+  const auto n0 = static_cast<std::uint64_t>(LaneTotal(du, tally0)), n1 = static_cast<std::uint64_t>(LaneTotal(du, tally1));
+  p.rel_below[0] += kFixedCut ? (end - begin) - n0 : n0;  // tallies ≤ kIntRelBlockSteps a lane
+  p.rel_below[1] += kFixedCut ? (end - begin) - n1 : n1;
 }
 
 /// assert_close's set over n contiguous same-type 8/16-bit integer pairs, driven by drive_blocks.
@@ -1372,7 +1408,8 @@ HWY_INLINE void AccumulateIntRel(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
             return true;
           }
         }
-        IntRel16Block(pa, pb, begin, end, k, r, p, m);
+        if (r.fixed_ok) IntRel16Block<T, true>(pa, pb, begin, end, k, r, p, m);
+        else IntRel16Block<T, false>(pa, pb, begin, end, k, r, p, m);
         return true;  // integers are finite
       },
       [&](auto target, size_t begin, size_t end, double value) {

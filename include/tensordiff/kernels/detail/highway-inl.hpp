@@ -1268,6 +1268,45 @@ template <class V> HWY_INLINE hn::Mask<hn::DFromV<V>> ProductLess(V x, V y, V z,
   return hn::Eq(hn::SaturatedSub(hn::Sub(hn::MulHigh(x, y), carry), hn::MulHigh(z, w)), hn::Zero(du));
 }
 
+/// How a lane's rational D / B' is compared with its best so far: products below 2^15 (one signed
+/// comparison), below 2^16 (unsigned), or formed from 16-bit halves (ProductLess).
+enum class RatioProducts { kBelow15, kBelow16, kHalves };
+
+/// Each lane keeps the larger of D / B' and best_d / best_b (ties keep the best: the block's
+/// maximum is its value, its index is rescanned).
+template <RatioProducts kHow, class VU> HWY_INLINE void KeepLargerRatio(VU d, VU b, VU& best_d, VU& best_b) {
+  const hn::DFromV<VU> du;
+  if constexpr (kHow == RatioProducts::kHalves) {
+    const auto wins = ProductLess(best_d, b, d, best_b);  // hi(best_d·B') < 2^15
+    best_d = hn::IfThenElse(wins, d, best_d);
+    best_b = hn::IfThenElse(wins, b, best_b);
+  } else if constexpr (kHow == RatioProducts::kBelow16) {
+    const auto keep = hn::Eq(hn::SaturatedSub(hn::Mul(d, best_b), hn::Mul(best_d, b)), hn::Zero(du));
+    best_d = hn::IfThenElse(keep, best_d, d);
+    best_b = hn::IfThenElse(keep, best_b, b);
+  } else {
+    const hn::RebindToSigned<decltype(du)> ds;
+    const auto wins = hn::RebindMask(du, hn::Gt(hn::BitCast(ds, hn::Mul(d, best_b)), hn::BitCast(ds, hn::Mul(best_d, b))));
+    best_d = hn::IfThenElse(wins, d, best_d);
+    best_b = hn::IfThenElse(wins, b, best_b);
+  }
+}
+
+/// Calls vector(va, vb, best_d, best_b) for the two vectors of each step of [begin, end), the first
+/// with one best-ratio chain and the second with the other (the chains are merged by the caller).
+template <class D16, class T, class VU, class F>
+HWY_INLINE void ForEachVectorPair(D16 d16, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end,
+                                  VU& best_d, VU& best_b, VU& best_d2, VU& best_b2, F&& vector) {
+  const size_t N = hn::Lanes(d16);
+  for (size_t j = begin; j < end; j += 2 * N) {
+    const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
+    const auto va2 = LoadAsInt16(d16, pa + j + N), vb2 = LoadAsInt16(d16, pb + j + N);
+    if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);  // as IntBlock
+    vector(va, vb, best_d, best_b);
+    vector(va2, vb2, best_d2, best_b2);
+  }
+}
+
 /// IntRel16Block's / IntRel8Block's maxima from their lanes: max |a − b|, and the relative error's
 /// (the b = 0 pairs' where one has a ≠ 0, else the largest rational's, rounded once).
 template <class DS, class DU>
@@ -1314,22 +1353,19 @@ HWY_NOINLINE inline void IntRel8Block(const std::int8_t* HWY_RESTRICT pa, const 
                                       size_t end, const KernelParams& k, Partial& p, BlockMaxima& m) {
   const hn::ScalableTag<std::int16_t> d16;
   const hn::RebindToUnsigned<decltype(d16)> du;
-  const size_t N = hn::Lanes(d16);
   const auto zero = hn::Zero(d16);
   const auto uzero = hn::Zero(du);
   auto zmax = zero, zmin = zero;
-  auto mabs = uzero, best_d = uzero, best_b = hn::Set(du, 1), equal = uzero;
-  for (size_t j = begin; j < end; j += N) {
-    const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
-    if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);  // as IntBlock
+  auto mabs = uzero, equal = uzero;
+  auto best_d = uzero, best_b = hn::Set(du, 1), best_d2 = best_d, best_b2 = best_b;  // see IntRel16Block
+  const auto vector = [&](auto va, auto vb, auto& bd, auto& bb) {
     auto b = uzero;
     const auto d = IntRelStep<false>(va, vb, mabs, zmax, zmin, b);
-    // products below 2^15: the low halves compare as the rationals (signed: one comparison)
-    const auto wins = hn::Gt(hn::BitCast(d16, hn::Mul(d, best_b)), hn::BitCast(d16, hn::Mul(best_d, b)));
-    best_d = hn::IfThenElse(hn::RebindMask(du, wins), d, best_d);
-    best_b = hn::IfThenElse(hn::RebindMask(du, wins), b, best_b);
+    KeepLargerRatio<RatioProducts::kBelow15>(d, b, bd, bb);
     equal = hn::Sub(equal, hn::VecFromMask(du, hn::Eq(d, uzero)));
-  }
+  };
+  ForEachVectorPair(d16, pa, pb, begin, end, best_d, best_b, best_d2, best_b2, vector);
+  KeepLargerRatio<RatioProducts::kBelow15>(best_d2, best_b2, best_d, best_b);
   IntRelMaxima(d16, zmax, zmin, du, mabs, best_d, best_b, k, m);
   const auto equal_pairs = static_cast<std::uint64_t>(LaneTotal(du, equal));  // ≤ kIntRelBlockSteps a lane
   p.rel_below[0] += equal_pairs;
@@ -1355,29 +1391,22 @@ HWY_NOINLINE void IntRel16Block(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT 
   constexpr bool kNarrow = sizeof(T) == 1;  // D ≤ 255, B' ≤ 255: D·B'' < 2^16, fixed cuts unshifted
   const hn::ScalableTag<std::int16_t> d16;
   const hn::RebindToUnsigned<decltype(d16)> du;
-  const size_t N = hn::Lanes(d16);
   const auto zero = hn::Zero(d16);
   const auto uzero = hn::Zero(du);
   const auto c0 = hn::Set(du, static_cast<std::uint16_t>(kFixedCut ? r.fixed[0].m : r.cut[0].c));
   const auto c1 = hn::Set(du, static_cast<std::uint16_t>(kFixedCut ? r.fixed[1].m : r.cut[1].c));
   const auto d0 = hn::Set(du, static_cast<std::uint16_t>(r.cut[0].d)), d1 = hn::Set(du, static_cast<std::uint16_t>(r.cut[1].d));
   const int shift0 = r.fixed[0].shift, shift1 = r.fixed[1].shift;
+  constexpr auto kHow = kNarrow ? RatioProducts::kBelow16 : RatioProducts::kHalves;
   auto zmax = zero, zmin = zero;
-  auto mabs = uzero, best_d = uzero, best_b = hn::Set(du, 1), tally0 = uzero, tally1 = uzero;
-  for (size_t j = begin; j < end; j += N) {
-    const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
-    if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);  // as IntBlock
+  auto mabs = uzero, tally0 = uzero, tally1 = uzero;
+  // Two vectors a step, each with its own best ratio: keeping it is a chain of ~6 (8-bit) or ~9
+  // (int16) cycles a vector, which bound the loop on Zen 2 (see README, twenty-third session).
+  auto best_d = uzero, best_b = hn::Set(du, 1), best_d2 = best_d, best_b2 = best_b;
+  const auto vector = [&](auto va, auto vb, auto& bd, auto& bb) {
     auto b = uzero;
     const auto d = IntRelStep<std::is_unsigned_v<T>>(va, vb, mabs, zmax, zmin, b);
-    if constexpr (kNarrow) {  // keep unless best_d·B' < D·best_b
-      const auto keep = hn::Eq(hn::SaturatedSub(hn::Mul(d, best_b), hn::Mul(best_d, b)), uzero);
-      best_d = hn::IfThenElse(keep, best_d, d);
-      best_b = hn::IfThenElse(keep, best_b, b);
-    } else {
-      const auto wins = ProductLess(best_d, b, d, best_b);  // best_d·B' < D·best_b: hi(best_d·B') < 2^15
-      best_d = hn::IfThenElse(wins, d, best_d);
-      best_b = hn::IfThenElse(wins, b, best_b);
-    }
+    KeepLargerRatio<kHow>(d, b, bd, bb);
     if constexpr (kFixedCut) {  // tallies: the lanes above each cut
       const auto dc = kNarrow ? d : hn::Min(d, hn::Set(du, 0x7FFF));  // the cuts are below 2^15
       CountAboveFixedCut<!kNarrow>(dc, b, c0, shift0, tally0);
@@ -1386,7 +1415,9 @@ HWY_NOINLINE void IntRel16Block(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT 
       tally0 = hn::Sub(tally0, hn::VecFromMask(du, ProductLess(d, d0, c0, b)));  // hi(D·d) ≤ 0xFFFE
       tally1 = hn::Sub(tally1, hn::VecFromMask(du, ProductLess(d, d1, c1, b)));
     }
-  }
+  };
+  ForEachVectorPair(d16, pa, pb, begin, end, best_d, best_b, best_d2, best_b2, vector);
+  KeepLargerRatio<kHow>(best_d2, best_b2, best_d, best_b);
   IntRelMaxima(d16, zmax, zmin, du, mabs, best_d, best_b, k, m);
   const auto n0 = static_cast<std::uint64_t>(LaneTotal(du, tally0)), n1 = static_cast<std::uint64_t>(LaneTotal(du, tally1));
   p.rel_below[0] += kFixedCut ? (end - begin) - n0 : n0;  // tallies ≤ kIntRelBlockSteps a lane
@@ -1400,7 +1431,7 @@ HWY_INLINE void AccumulateIntRel(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT
   const size_t N = hn::Lanes(hn::ScalableTag<std::int16_t>());
   const RelParams rp(k, false);
   drive_blocks(
-      pa, pb, n, N, N * kIntRelBlockSteps, first, k, out,
+      pa, pb, n, 2 * N, N * kIntRelBlockSteps, first, k, out,  // two vectors a step
       [&](auto, size_t begin, size_t end, Partial& p, BlockMaxima& m, Partial&) {
         if constexpr (std::is_same_v<T, std::int8_t>) {
           if (r.zero_only) {

@@ -493,9 +493,10 @@ inline constexpr bool kX86BeforeAvx512 = false;
 /// prefetches the next block, so the memory does not idle while they compute (without it f32
 /// lost a quarter from memory). A lane sums the same terms as in one walk (bf16: its even pairs,
 /// then its odd ones), within the same bound. The same targets prefetch the next block in the
-/// one walk of two f32 sides: there the hardware prefetcher alone left the lean sets at ~0.4× of
-/// the read bandwidth (16-bit sides lost with it). Defining TD_HWY_ONE_WALK turns both off (the
-/// A/B builds). Measured on Zen 3: README, "x86 without AVX-512".
+/// one walk of the lean sets: for two f32 sides the hardware prefetcher alone left them at ~0.4×
+/// of the read bandwidth (Zen 3); for 16-bit sides it lost 10–15 % on Zen 3 (an older kernel) but
+/// gained 7–30 % on Zen 2 (twenty-fourth session). Defining TD_HWY_ONE_WALK turns both off (the
+/// A/B builds). Measured on Zen 3 and Zen 2: README, "x86 without AVX-512" and after.
 #if defined(TD_HWY_ONE_WALK)
 inline constexpr bool kMultiWalk = false;
 #else
@@ -556,8 +557,8 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   const auto zf = hn::Zero(df);
   std::uint64_t below0 = 0, below1 = 0;  // popcounts: a masked vector add each cost ~10 % of the pass
   constexpr bool kSplit = kMultiWalk && !kChecked && (kSquares || kDiffSums) && kRel;
-  // a walk over the double sums prefetches the next block (kSplit), or the one walk of two f32 sides
-  constexpr bool kPrefetch = kMultiWalk && !kChecked && (kSplit || (sizeof(TA) == 4 && sizeof(TB) == 4));
+  // the first walk over the double sums prefetches the next block (kSplit), else the one walk
+  constexpr bool kPrefetch = kMultiWalk && !kChecked;
   // One walk of the block over the float-lane parts (kF) and / or the double sums (kD), of the
   // vectors u in [kU0, kU1) of each step.
   auto walk = [&](auto float_parts, auto double_sums, auto u0, auto u1) {

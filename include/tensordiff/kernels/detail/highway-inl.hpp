@@ -492,8 +492,8 @@ inline constexpr bool kX86BeforeAvx512 = false;
 /// pairs). The double-sum walks re-read the block from L1 / L2; the float-lane walk before them
 /// prefetches the next block, so the memory does not idle while they compute (without a prefetch
 /// f32 lost a quarter from memory; from the first double-sum walk, as until the twenty-fourth
-/// session, the full sets ran 3–7 % slower on Zen 2). A lane sums the same terms as in one walk (bf16: its even pairs,
-/// then its odd ones), within the same bound. The same targets prefetch the next block in the
+/// session, the full sets ran 3–7 % slower on Zen 2). A lane sums the same terms as in one walk
+/// (bf16: its even pairs, then its odd ones), within the same bound. The same targets prefetch the next block in the
 /// one walk of the lean sets: for two f32 sides the hardware prefetcher alone left them at ~0.4×
 /// of the read bandwidth (Zen 3); for 16-bit sides it lost 10–15 % on Zen 3 (an older kernel) but
 /// gained 7–30 % on Zen 2 (twenty-fourth session). Defining TD_HWY_ONE_WALK turns both off (the
@@ -558,7 +558,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   const auto zf = hn::Zero(df);
   std::uint64_t below0 = 0, below1 = 0;  // popcounts: a masked vector add each cost ~10 % of the pass
   constexpr bool kSplit = kMultiWalk && !kChecked && (kSquares || kDiffSums) && kRel;
-  // the first walk prefetches the next block: kSplit's float-lane walk (see kMultiWalk), else the one
+  // the walk with the float-lane parts prefetches the next block: the one walk, or kSplit's first
   constexpr bool kPrefetch = kMultiWalk && !kChecked;
   // One walk of the block over the float-lane parts (kF) and / or the double sums (kD), of the
   // vectors u in [kU0, kU1) of each step.
@@ -569,7 +569,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
       for (size_t u = kU0; u < kU1; ++u) {
         const size_t j = w + u * NF;
         const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
-        if constexpr (kPrefetch && (kSplit ? kF : kD)) {
+        if constexpr (kPrefetch && kF) {
           if (u == 0) PrefetchNextBlock(pa, pb, begin, end, w);
         }
         if constexpr (kF && kChecked) {

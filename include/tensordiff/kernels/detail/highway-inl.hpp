@@ -492,7 +492,7 @@ inline constexpr bool kX86BeforeAvx512 = false;
 /// pairs). The double-sum walks re-read the block from L1 / L2; the float-lane walk before them
 /// prefetches the next block, so the memory does not idle while they compute (without a prefetch
 /// f32 lost a quarter from memory; from the first double-sum walk, as until the twenty-fourth
-/// session, the full sets ran 3–7 % slower on Zen 2). A lane sums the same terms as in one walk
+/// session, the full sets ran 3–7 % fewer G/s on Zen 2, within the read baseline's noise). A lane sums the same terms as in one walk
 /// (bf16: its even pairs, then its odd ones), within the same bound. The same targets prefetch the next block in the
 /// one walk of the lean sets: for two f32 sides the hardware prefetcher alone left them at ~0.4×
 /// of the read bandwidth (Zen 3); for 16-bit sides it lost 10–15 % on Zen 3 (an older kernel) but

@@ -169,15 +169,29 @@ inline void expect_partial_parts(const Partial& got, const Partial& want, const 
   }
 }
 
+/// Runs a kernel check once: the backends without run-time targets. The Highway tests pass
+/// td_test::EachHighwayTarget instead, so each reference below is computed once for all targets
+/// (under qemu, with AArch64's software long double, the references cost more than the kernels).
+struct RunOnce {
+  template <class F> void operator()(F&& f) const { f(); }
+};
+
 /// Kernel against kernels::Scalar on adversarial data: every length, with and without NaN / inf,
-/// the float32 rule's thresholds rounded and raw, and every lean metric set.
-template <class Kernel, class TA, class TB> void check_adversarial() {
+/// the float32 rule's thresholds rounded and raw, and every lean metric set; `each` runs the
+/// kernel's side once per target.
+template <class Kernel, class TA, class TB, class EachTarget = RunOnce> void check_adversarial(EachTarget each = {}) {
   std::uint64_t seed = 7;
   for (std::size_t n : adversarial_lengths()) {
     for (bool nonfinite : {false, true}) {
       const auto d = adversarial_pairs<TA, TB>(n + 1, seed++, nonfinite);
       const TA* a = d.a.data() + 1;  // misaligned
       const TB* b = d.b.data() + 1;
+      // The data twice, second copy first (below): every maximum ties across the two runs, and
+      // the first copy's must still win (its index is smaller).
+      std::vector<TA> a2(a, a + n);
+      std::vector<TB> b2(b, b + n);
+      a2.insert(a2.end(), a, a + n);
+      b2.insert(b2.end(), b, b + n);
       // The full set (float32 thresholds rounded, then raw), then lean sets that pick each
       // compiled variant of the Highway pass and single parts of it.
       const MetricSet sets[] = {metric::all,         metric::all,      metric::assert_close,
@@ -188,32 +202,34 @@ template <class Kernel, class TA, class TB> void check_adversarial() {
         KernelParams k = adversarial_params<TA, TB>(variant == 1);
         k.metrics = sets[variant];
         if (variant != 0 && n > 200 && n % 2 == 0) continue;  // lean sets: the odd lengths suffice
-        Partial got, want;
-        Kernel::accumulate(a, b, n, 11, k, got);
+        Partial want, want2;
         kernels::Scalar::accumulate(a, b, n, 11, k, want);
+        const AbsTerms terms = abs_terms(a, b, n, k);
+        AbsTerms terms2;
+        if (variant == 0) {
+          kernels::Scalar::accumulate(a2.data(), b2.data(), 2 * n, 11, k, want2);
+          terms2 = abs_terms(a2.data(), b2.data(), 2 * n, k);
+        }
         SCOPED_TRACE("n=" + std::to_string(n) + " nonfinite=" + std::to_string(nonfinite) +
                      " variant=" + std::to_string(variant));
-        expect_partial_parts(got, want, abs_terms(a, b, n, k), k.metrics);
-        if (variant == 0) {  // split in two, later half first, into one Partial (ties, skipped rescans)
+        each([&] {
+          Partial got;
+          Kernel::accumulate(a, b, n, 11, k, got);
+          expect_partial_parts(got, want, terms, k.metrics);
+          if (variant != 0) return;
+          // Split in two, later half first, into one Partial (ties, skipped rescans).
           const std::size_t h = n / 3;
           Partial split;
           Kernel::accumulate(a + h, b + h, n - h, 11 + h, k, split);
           Kernel::accumulate(a, b, h, 11, k, split);
           SCOPED_TRACE("split at " + std::to_string(h));
-          expect_partial_parts(split, want, abs_terms(a, b, n, k), k.metrics);
-          // The data twice, second copy first: every maximum ties across the two runs, and the
-          // first copy's must still win (its index is smaller).
-          std::vector<TA> a2(a, a + n);
-          std::vector<TB> b2(b, b + n);
-          a2.insert(a2.end(), a, a + n);
-          b2.insert(b2.end(), b, b + n);
-          Partial twice, want2;
+          expect_partial_parts(split, want, terms, k.metrics);
+          Partial twice;
           Kernel::accumulate(a2.data() + n, b2.data() + n, n, 11 + n, k, twice);
           Kernel::accumulate(a2.data(), b2.data(), n, 11, k, twice);
-          kernels::Scalar::accumulate(a2.data(), b2.data(), 2 * n, 11, k, want2);
           SCOPED_TRACE("twice");
-          expect_partial_parts(twice, want2, abs_terms(a2.data(), b2.data(), 2 * n, k), k.metrics);
-        }
+          expect_partial_parts(twice, want2, terms2, k.metrics);
+        });
         if (::testing::Test::HasFailure()) return;  // one report per type, not thousands
       }
     }
@@ -240,7 +256,7 @@ template <class Kernel, class TA, class TB> void check_adversarial() {
 /// them in the maximum (numpy's `>`) and counts them below no threshold; a kernel whose vector lane
 /// let a later NaN replace an earlier inf or larger error would report a later maximum. The data
 /// are mostly NaN-making pairs, a few inf-making ones (b = 0, a ≠ 0) and ordinary errors.
-template <class Kernel, class TA, class TB> void check_nan_relative_errors() {
+template <class Kernel, class TA, class TB, class EachTarget = RunOnce> void check_nan_relative_errors(EachTarget each = {}) {
   constexpr bool wide = std::is_same_v<TA, double> || std::is_same_v<TB, double>;
   struct Case {
     double eps;
@@ -280,25 +296,28 @@ template <class Kernel, class TA, class TB> void check_nan_relative_errors() {
         for (double& t : k.rel_thresholds) t = static_cast<float>(t);
       for (MetricSet m : {metric::all, metric::assert_close, metric::mean_rel}) {
         k.metrics = m;
-        Partial got, want;
-        Kernel::accumulate(a.data() + 1, b.data() + 1, n, 3, k, got);
+        Partial want;
         kernels::Scalar::accumulate(a.data() + 1, b.data() + 1, n, 3, k, want);
         SCOPED_TRACE("n=" + std::to_string(n) + " eps=" + std::to_string(c.eps) + " f32=" + std::to_string(c.f32) +
                      " huge=" + std::to_string(c.huge) + " set=" + std::to_string(static_cast<unsigned>(m)));
         const detail::PassParts parts = detail::pass_parts(m);
-        if (parts.rel_max) {
-          expect_same(got.max_rel, want.max_rel, "max_rel");
-          EXPECT_EQ(got.max_rel_index, want.max_rel_index);
-          EXPECT_EQ(got.rel_below[0], want.rel_below[0]);
-          EXPECT_EQ(got.rel_below[1], want.rel_below[1]);
-        }
-        if (parts.rel_sum && std::isnan(want.sum_rel)) expect_same(got.sum_rel, want.sum_rel, "sum_rel");
-        if (parts.rel_sum && !std::isnan(want.sum_rel)) expect_nonneg_sum(got.sum_rel, want.sum_rel, "sum_rel");
-        if (parts.abs_max) {
-          expect_same(got.max_abs_diff, want.max_abs_diff, "max_abs_diff");
-          EXPECT_EQ(got.max_abs_index, want.max_abs_index);
-        }
-        EXPECT_EQ(got.count, want.count);
+        each([&] {
+          Partial got;
+          Kernel::accumulate(a.data() + 1, b.data() + 1, n, 3, k, got);
+          if (parts.rel_max) {
+            expect_same(got.max_rel, want.max_rel, "max_rel");
+            EXPECT_EQ(got.max_rel_index, want.max_rel_index);
+            EXPECT_EQ(got.rel_below[0], want.rel_below[0]);
+            EXPECT_EQ(got.rel_below[1], want.rel_below[1]);
+          }
+          if (parts.rel_sum && std::isnan(want.sum_rel)) expect_same(got.sum_rel, want.sum_rel, "sum_rel");
+          if (parts.rel_sum && !std::isnan(want.sum_rel)) expect_nonneg_sum(got.sum_rel, want.sum_rel, "sum_rel");
+          if (parts.abs_max) {
+            expect_same(got.max_abs_diff, want.max_abs_diff, "max_abs_diff");
+            EXPECT_EQ(got.max_abs_index, want.max_abs_index);
+          }
+          EXPECT_EQ(got.count, want.count);
+        });
         if (::testing::Test::HasFailure()) return;
       }
     }
@@ -322,8 +341,8 @@ template <class Kernel, class TA, class TB> void check_nan_relative_errors() {
 
 namespace td_test {
 /// check_nan_relative_errors over every adversarial pair (one test per backend).
-template <class Kernel> void check_nan_relative_errors_all_pairs() {
-#define TD_NAN_REL_CHECK(NAME, TA, TB) check_nan_relative_errors<Kernel, TA, TB>();
+template <class Kernel, class EachTarget = RunOnce> void check_nan_relative_errors_all_pairs(EachTarget each = {}) {
+#define TD_NAN_REL_CHECK(NAME, TA, TB) check_nan_relative_errors<Kernel, TA, TB>(each);
   TD_FOR_EACH_ADVERSARIAL_PAIR(TD_NAN_REL_CHECK)
 #undef TD_NAN_REL_CHECK
 }

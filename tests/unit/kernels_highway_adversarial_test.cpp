@@ -10,17 +10,19 @@
 
 namespace {
 using namespace tensordiff;
+using td_test::EachHighwayTarget;
 using td_test::for_each_highway_target;
 
+// Each check computes its references once and runs the kernel on every target.
 #define TD_ADV_TEST(NAME, TA, TB) \
-  TEST(HighwayAdversarial, NAME) { for_each_highway_target([] { td_test::check_adversarial<kernels::Highway, TA, TB>(); }); }
+  TEST(HighwayAdversarial, NAME) { td_test::check_adversarial<kernels::Highway, TA, TB>(EachHighwayTarget{}); }
 
 TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
 
 // Relative errors that are NaN for finite pairs (eps 0 or inf, the float32 rule over float64
 // values beyond float's range) are skipped by the maximum, as the reference skips them.
 TEST(HighwayAdversarial, NanRelativeErrors) {
-  for_each_highway_target([] { td_test::check_nan_relative_errors_all_pairs<kernels::Highway>(); });
+  td_test::check_nan_relative_errors_all_pairs<kernels::Highway>(EachHighwayTarget{});
 }
 
 /// The integer-lane passes (same-type 8/16-bit integers: cosine + max abs, statistics, assert_close; summarize())
@@ -43,37 +45,44 @@ template <class T> void check_int_lane_extremes() {
       for (MetricSet m : sets) {
         KernelParams k = td_test::adversarial_params<T, T>();
         k.metrics = m;
-        Partial got, want;
-        kernels::Highway::accumulate(a.data() + 1, b.data() + 1, n, 5, k, got);
+        Partial want;
         kernels::Scalar::accumulate(a.data() + 1, b.data() + 1, n, 5, k, want);
+        const td_test::AbsTerms terms = td_test::abs_terms(a.data() + 1, b.data() + 1, n, k);
         SCOPED_TRACE("n=" + std::to_string(n) + " mode=" + std::to_string(mode) + " set=" + std::to_string(static_cast<unsigned>(m)));
-        td_test::expect_partial_parts(got, want, td_test::abs_terms(a.data() + 1, b.data() + 1, n, k), m);
         const detail::PassParts parts = detail::pass_parts(m);
-        if (parts.dot) {
-          EXPECT_EQ(got.dot, want.dot);
-          EXPECT_EQ(got.a.sum_sq, want.a.sum_sq);
-          EXPECT_EQ(got.b.sum_sq, want.b.sum_sq);
-        }
-        if (parts.sides) {
-          EXPECT_EQ(got.a.sum, want.a.sum);
-          EXPECT_EQ(got.b.sum, want.b.sum);
-          EXPECT_EQ(got.a.sum_sq, want.a.sum_sq);
-          EXPECT_EQ(got.b.sum_sq, want.b.sum_sq);
-          EXPECT_EQ(got.a.finite_min, want.a.finite_min);
-          EXPECT_EQ(got.a.finite_max, want.a.finite_max);
-          EXPECT_EQ(got.b.finite_min, want.b.finite_min);
-          EXPECT_EQ(got.b.finite_max, want.b.finite_max);
-        }
+        for_each_highway_target([&] {
+          Partial got;
+          kernels::Highway::accumulate(a.data() + 1, b.data() + 1, n, 5, k, got);
+          td_test::expect_partial_parts(got, want, terms, m);
+          if (parts.dot) {
+            EXPECT_EQ(got.dot, want.dot);
+            EXPECT_EQ(got.a.sum_sq, want.a.sum_sq);
+            EXPECT_EQ(got.b.sum_sq, want.b.sum_sq);
+          }
+          if (parts.sides) {
+            EXPECT_EQ(got.a.sum, want.a.sum);
+            EXPECT_EQ(got.b.sum, want.b.sum);
+            EXPECT_EQ(got.a.sum_sq, want.a.sum_sq);
+            EXPECT_EQ(got.b.sum_sq, want.b.sum_sq);
+            EXPECT_EQ(got.a.finite_min, want.a.finite_min);
+            EXPECT_EQ(got.a.finite_max, want.a.finite_max);
+            EXPECT_EQ(got.b.finite_min, want.b.finite_min);
+            EXPECT_EQ(got.b.finite_max, want.b.finite_max);
+          }
+        });
         if (::testing::Test::HasFailure()) return;
       }
-      SideStats got, want;  // summarize() of one side takes the same lanes
-      kernels::Highway::summarize(a.data() + 1, n, got);
+      SideStats want;  // summarize() of one side takes the same lanes
       kernels::Scalar::summarize(a.data() + 1, n, want);
       SCOPED_TRACE("summarize n=" + std::to_string(n) + " mode=" + std::to_string(mode));
-      EXPECT_EQ(got.finite_min, want.finite_min);
-      EXPECT_EQ(got.finite_max, want.finite_max);
-      EXPECT_EQ(got.sum, want.sum);
-      EXPECT_EQ(got.sum_sq, want.sum_sq);
+      for_each_highway_target([&] {
+        SideStats got;
+        kernels::Highway::summarize(a.data() + 1, n, got);
+        EXPECT_EQ(got.finite_min, want.finite_min);
+        EXPECT_EQ(got.finite_max, want.finite_max);
+        EXPECT_EQ(got.sum, want.sum);
+        EXPECT_EQ(got.sum_sq, want.sum_sq);
+      });
       if (::testing::Test::HasFailure()) return;
     }
   }
@@ -119,48 +128,55 @@ template <class T> void check_int_rel_params() {
         a[i] = static_cast<T>(std::clamp<int>(x, L::min(), L::max()));
         b[i] = static_cast<T>(y);
       }
-      Partial got, want;
-      kernels::Highway::accumulate(a.data() + 1, b.data() + 1, n, 3, k, got);
+      Partial want;
       kernels::Scalar::accumulate(a.data() + 1, b.data() + 1, n, 3, k, want);
+      const td_test::AbsTerms terms = td_test::abs_terms(a.data() + 1, b.data() + 1, n, k);
       SCOPED_TRACE("n=" + std::to_string(n) + " t=" + std::to_string(c.t0) + "," + std::to_string(c.t1) +
                    " eps=" + std::to_string(c.eps));
-      td_test::expect_partial_parts(got, want, td_test::abs_terms(a.data() + 1, b.data() + 1, n, k), k.metrics);
+      for_each_highway_target([&] {
+        Partial got;
+        kernels::Highway::accumulate(a.data() + 1, b.data() + 1, n, 3, k, got);
+        td_test::expect_partial_parts(got, want, terms, k.metrics);
+      });
       if (::testing::Test::HasFailure()) return;
     }
   }
 }
 
-TEST(HighwayAdversarial, IntRelParamsI16) { for_each_highway_target([] { check_int_rel_params<std::int16_t>(); }); }
-TEST(HighwayAdversarial, IntRelParamsI8) { for_each_highway_target([] { check_int_rel_params<std::int8_t>(); }); }
-TEST(HighwayAdversarial, IntRelParamsU8) { for_each_highway_target([] { check_int_rel_params<std::uint8_t>(); }); }
+TEST(HighwayAdversarial, IntRelParamsI16) { check_int_rel_params<std::int16_t>(); }
+TEST(HighwayAdversarial, IntRelParamsI8) { check_int_rel_params<std::int8_t>(); }
+TEST(HighwayAdversarial, IntRelParamsU8) { check_int_rel_params<std::uint8_t>(); }
 
-TEST(HighwayAdversarial, IntLaneExtremesI16) { for_each_highway_target([] { check_int_lane_extremes<std::int16_t>(); }); }
-TEST(HighwayAdversarial, IntLaneExtremesI8) { for_each_highway_target([] { check_int_lane_extremes<std::int8_t>(); }); }
-TEST(HighwayAdversarial, IntLaneExtremesU8) { for_each_highway_target([] { check_int_lane_extremes<std::uint8_t>(); }); }
+TEST(HighwayAdversarial, IntLaneExtremesI16) { check_int_lane_extremes<std::int16_t>(); }
+TEST(HighwayAdversarial, IntLaneExtremesI8) { check_int_lane_extremes<std::int8_t>(); }
+TEST(HighwayAdversarial, IntLaneExtremesU8) { check_int_lane_extremes<std::uint8_t>(); }
 
 /// compare() of strided views against the same views through kernels::Scalar: every field.
 template <class T> void check_views(const TensorView& a, const TensorView& b, const char* what) {
   SCOPED_TRACE(what);
   CompareOptions o;
   o.chunk_elements = 5000;  // chunk edges inside rows
-  const Comparison got = compare(a, b, o), want = compare<kernels::Scalar>(a, b, o);
-  const Partial &g = got.partial, &w = want.partial;
-  EXPECT_EQ(g.count, w.count);
-  EXPECT_EQ(g.max_abs_diff, w.max_abs_diff);
-  EXPECT_EQ(g.max_abs_index, w.max_abs_index);
-  EXPECT_EQ(g.max_rel, w.max_rel);
-  EXPECT_EQ(g.max_rel_index, w.max_rel_index);
-  EXPECT_EQ(g.rel_below[0], w.rel_below[0]);
-  EXPECT_EQ(g.rel_below[1], w.rel_below[1]);
-  EXPECT_EQ(g.nonfinite_mismatch, w.nonfinite_mismatch);
-  EXPECT_EQ(g.first_mismatch_index, w.first_mismatch_index);
-  EXPECT_EQ(g.a.finite_min, w.a.finite_min);
-  EXPECT_EQ(g.b.finite_max, w.b.finite_max);
-  EXPECT_EQ(g.a.nan_count, w.a.nan_count);
-  auto near = [](double x, double y) { return x == y || std::fabs(x - y) <= 1e-12 * std::fabs(y); };
-  EXPECT_PRED2(near, g.sum_abs_diff, w.sum_abs_diff);
-  EXPECT_PRED2(near, g.sum_rel, w.sum_rel);
-  EXPECT_PRED2(near, g.a.sum_sq, w.a.sum_sq);
+  const Comparison want = compare<kernels::Scalar>(a, b, o);
+  for_each_highway_target([&] {
+    const Comparison got = compare(a, b, o);
+    const Partial &g = got.partial, &w = want.partial;
+    EXPECT_EQ(g.count, w.count);
+    EXPECT_EQ(g.max_abs_diff, w.max_abs_diff);
+    EXPECT_EQ(g.max_abs_index, w.max_abs_index);
+    EXPECT_EQ(g.max_rel, w.max_rel);
+    EXPECT_EQ(g.max_rel_index, w.max_rel_index);
+    EXPECT_EQ(g.rel_below[0], w.rel_below[0]);
+    EXPECT_EQ(g.rel_below[1], w.rel_below[1]);
+    EXPECT_EQ(g.nonfinite_mismatch, w.nonfinite_mismatch);
+    EXPECT_EQ(g.first_mismatch_index, w.first_mismatch_index);
+    EXPECT_EQ(g.a.finite_min, w.a.finite_min);
+    EXPECT_EQ(g.b.finite_max, w.b.finite_max);
+    EXPECT_EQ(g.a.nan_count, w.a.nan_count);
+    auto near = [](double x, double y) { return x == y || std::fabs(x - y) <= 1e-12 * std::fabs(y); };
+    EXPECT_PRED2(near, g.sum_abs_diff, w.sum_abs_diff);
+    EXPECT_PRED2(near, g.sum_rel, w.sum_rel);
+    EXPECT_PRED2(near, g.a.sum_sq, w.a.sum_sq);
+  });
 }
 
 template <class T> void check_strided_views() {
@@ -181,7 +197,7 @@ template <class T> void check_strided_views() {
                  TensorView(d.b.data(), dt, Shape{5, r, w}, Strides{r * c / 3, c, 2}), "permuted 3-d vs column step");
 }
 
-TEST(HighwayAdversarial, StridedViewsF32) { for_each_highway_target([] { check_strided_views<float>(); }); }
-TEST(HighwayAdversarial, StridedViewsBF16) { for_each_highway_target([] { check_strided_views<bfloat16>(); }); }
+TEST(HighwayAdversarial, StridedViewsF32) { check_strided_views<float>(); }
+TEST(HighwayAdversarial, StridedViewsBF16) { check_strided_views<bfloat16>(); }
 
 }  // namespace

@@ -29,4 +29,10 @@ template <class F> void for_each_highway_target(F&& f) {
   kernels::set_highway_target("best");
 }
 
+/// for_each_highway_target as a callable, for the checks that compute their reference once and
+/// run only the kernel's side per target (kernels_adversarial.hpp's EachTarget).
+struct EachHighwayTarget {
+  template <class F> void operator()(F&& f) const { for_each_highway_target(f); }
+};
+
 }  // namespace td_test

@@ -627,10 +627,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
               }
               if constexpr (kAbsMax) mabs = hn::Max(mabs, ad);
             }
-            if constexpr (kRelSumLater) {
-              const hn::Rebind<float, decltype(d)> dh;  // a double vector's worth of floats
-              srel = hn::Add(srel, hn::PromoteTo(d, hn::Load(dh, quotients + (j - begin) + h)));
-            }
+            if constexpr (kRelSumLater) srel = hn::Add(srel, LoadAsDouble(d, quotients + (j - begin) + h));
           }
         }
       }

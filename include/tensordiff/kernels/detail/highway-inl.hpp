@@ -184,9 +184,6 @@ HWY_INLINE hn::Vec<D> RelErrorD(D d, hn::Vec<D> va, hn::Vec<D> vb, hn::Vec<D> ep
 // a few variants are compiled, see Accumulate).
 // ---------------------------------------------------------------------------
 
-/// Vector steps per block of the float-lane pass (AccumulateFloat).
-inline constexpr size_t kFloatSteps = 256;
-
 template <class T>
 inline constexpr bool kFloatLane = std::is_same_v<T, float> || std::is_same_v<T, ::tensordiff::float16> ||
                                    std::is_same_v<T, ::tensordiff::bfloat16>;
@@ -467,15 +464,15 @@ HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_REST
   hn::Store(hn::Max(hn::Load(df, mx_carry), mx), df, mx_carry);
 }
 
-/// At position w of the block [begin, end), prefetches the same position of the next block on
-/// both sides (at most 8 KiB of `a` ahead: a further distance, the double-lane pass's 16 KiB
-/// blocks of f64, left its statistics ~15 % slower from memory on Zen 3), once per 64 bytes of
-/// `a`. The addresses are formed as integers: past the end of the data they are never
+/// At position w of the block [begin, end), prefetches the same position kBlocks blocks ahead on
+/// both sides (at most kMaxBytes of `a` ahead; by default one block, at most 8 KiB: a further
+/// distance, the double-lane pass's 16 KiB blocks of f64, left its statistics ~15 % slower from
+/// memory on Zen 3), once per 64 bytes of `a`. The addresses are formed as integers: past the end of the data they are never
 /// dereferenced, and a prefetch does not fault.
-template <class TA, class TB>
+template <size_t kBlocks = 1, size_t kMaxBytes = 8192, class TA, class TB>
 HWY_INLINE void PrefetchNextBlock(const TA* pa, const TB* pb, size_t begin, size_t end, size_t w) {
   if (((w - begin) * sizeof(TA)) % 64 != 0) return;
-  const size_t ahead = w + HWY_MIN(end - begin, 8192 / sizeof(TA));
+  const size_t ahead = w + HWY_MIN(kBlocks * (end - begin), kMaxBytes / sizeof(TA));
   hwy::Prefetch(reinterpret_cast<const TA*>(reinterpret_cast<uintptr_t>(pa) + ahead * sizeof(TA)));
   hwy::Prefetch(reinterpret_cast<const TB*>(reinterpret_cast<uintptr_t>(pb) + ahead * sizeof(TB)));
 }
@@ -487,25 +484,39 @@ inline constexpr bool kX86BeforeAvx512 = true;
 inline constexpr bool kX86BeforeAvx512 = false;
 #endif
 
-/// Whether FloatBlock walks a block more than once when a set has both float-lane parts and
-/// double sums: float-lane parts first, then the double sums (a bf16 pair's two vectors a step
-/// in a walk each). x86 before AVX-512 has 16 vector registers, too few for the full set's ~22
-/// accumulators and constants: GCC 12 kept some double sums on the stack, each update a load,
-/// add and store chained to the next (AMD EPYC Zen 3, AVX2: the f16 loop took ~22 cycles per 8
-/// pairs). The double-sum walks re-read the block from L1 / L2; the float-lane walk before them
-/// prefetches the next block, so the memory does not idle while they compute (without a prefetch
-/// f32 lost a quarter from memory; from the first double-sum walk, as until the twenty-fourth
-/// session, the full sets ran 3–7 % fewer G/s on Zen 2, within the read baseline's noise). A lane sums the same terms as in one walk
-/// (bf16: its even pairs, then its odd ones), within the same bound. The same targets prefetch the next block in the
-/// one walk of the lean sets: for two f32 sides the hardware prefetcher alone left them at ~0.4×
-/// of the read bandwidth (Zen 3); for 16-bit sides it lost 10–15 % on Zen 3 (an older kernel) but
-/// gained 7–30 % on Zen 2 (twenty-fourth session). Defining TD_HWY_ONE_WALK turns both off (the
-/// A/B builds). Measured on Zen 3 and Zen 2: README, "x86 without AVX-512" and after.
+/// Whether FloatBlock walks a block more than once when a set has both float-lane parts and double
+/// sums: float-lane parts first, then the double sums (a bf16 pair's two vectors a step in a walk
+/// each). x86 before AVX-512 has 16 vector registers, too few for the full set's ~22 accumulators
+/// and constants: GCC 12 kept some double sums on the stack, each update a load, add and store
+/// chained to the next (AMD EPYC Zen 3, AVX2: the f16 loop took ~22 cycles per 8 pairs). The
+/// double-sum walks re-read the block from L1 (kFloatSteps); the float-lane walk before them
+/// prefetches the blocks ahead (kFloatAheadBlocks), so the memory does not idle while they compute
+/// (without a prefetch f32 lost a quarter from memory; from the first double-sum walk, as until the
+/// twenty-fourth session, the full sets ran 3–7 % fewer G/s on Zen 2, within the read baseline's
+/// noise). A lane sums the same terms as in one walk (bf16: its even pairs, then its odd ones),
+/// within the same bound. The same targets prefetch the blocks ahead in the one walk of the lean
+/// sets: for two f32 sides the hardware prefetcher alone left them at ~0.4× of the read bandwidth
+/// (Zen 3); for 16-bit sides it lost 10–15 % on Zen 3 (an older kernel) but gained 7–30 % on Zen 2
+/// (twenty-fourth session). Defining TD_HWY_ONE_WALK turns both off (the A/B builds). Measured on
+/// Zen 3 and Zen 2: README, "x86 without AVX-512" and after.
 #if defined(TD_HWY_ONE_WALK)
 inline constexpr bool kMultiWalk = false;
 #else
 inline constexpr bool kMultiWalk = kX86BeforeAvx512;
 #endif
+
+/// Vector steps per block of the float-lane pass (AccumulateFloat): 256, or on kMultiWalk targets
+/// as many as fill 4 KiB of the wider side (at most 256). The double-sum walks re-read the block
+/// from L1 while the next blocks stream in: with 8 KiB a side (f32 on AVX2), the block, its
+/// quotients and the prefetched data overflowed the 32 KiB L1 and f32's full set ran ~8 % slower
+/// from memory (Zen 2; README, twenty-sixth session).
+template <class TA, class TB>
+inline constexpr size_t kFloatSteps =
+    kMultiWalk ? HWY_MIN(256, 4096 / (HWY_MAX_BYTES / sizeof(float) * HWY_MAX(sizeof(TA), sizeof(TB)))) : 256;
+/// Blocks the float-lane pass prefetches ahead on kMultiWalk targets (at most 16 KiB of `a`):
+/// 3 (12 KiB of f32) ran f32's full set ~2 % faster from memory than 2, ~10 % faster than one
+/// 8 KiB block (Zen 2); 16-bit pairs level.
+inline constexpr size_t kFloatAheadBlocks = 3;
 
 /// One step of max |a − b| in float lanes with its exactness test (FloatBlock's kAbsInFloat):
 /// the maximum is kept as unsigned bits (an integer max orders non-negative floats as floats do
@@ -565,8 +576,8 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   // memory into Σ rel (no lane extract; the conversions run where the adders have room).
   // Zen 2, full set in cache: f32 +9–10 %, bf16 / f16 +5–8 % (README, twenty-fifth session).
   constexpr bool kRelSumLater = kSplit && kRelSum;
-  HWY_ALIGN float quotients[kRelSumLater ? HWY_MAX_BYTES / sizeof(float) * kFloatSteps : 1];
-  // the walk with the float-lane parts prefetches the next block: the one walk, or kSplit's first
+  HWY_ALIGN float quotients[kRelSumLater ? HWY_MAX_BYTES / sizeof(float) * kFloatSteps<TA, TB> : 1];
+  // the walk with the float-lane parts prefetches ahead: the one walk, or kSplit's first
   constexpr bool kPrefetch = kMultiWalk && !kChecked;
   // One walk of the block over the float-lane parts (kF) and / or the double sums (kD), of the
   // vectors u in [kU0, kU1) of each step.
@@ -578,7 +589,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
         const size_t j = w + u * NF;
         const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
         if constexpr (kPrefetch && kF) {
-          if (u == 0) PrefetchNextBlock(pa, pb, begin, end, w);
+          if (u == 0) PrefetchNextBlock<kFloatAheadBlocks, 16384>(pa, pb, begin, end, w);
         }
         if constexpr (kF && kChecked) {
           if (HWY_UNLIKELY(!hn::AllTrue(df, BothFinite(fa, fb)))) {
@@ -735,7 +746,7 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
   // n ≤ 2^20 (the 1e-12 bar; compare() hands the kernel chunks of 2^18 pairs).
   FloatCarry carry;
   drive_blocks(
-      pa, pb, n, kFloatSub<TA, TB> * NF, NF * kFloatSteps, first, k, out,
+      pa, pb, n, kFloatSub<TA, TB> * NF, NF * kFloatSteps<TA, TB>, first, k, out,
       [&](auto checked, size_t begin, size_t end, Partial&, BlockMaxima& m, Partial& fallback) {
         return FloatBlock<kParts, decltype(checked)::value>(pa, pb, begin, end, first, k, eps, t0, t1, carry, m,
                                                             fallback);

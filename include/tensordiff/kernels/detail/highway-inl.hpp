@@ -465,14 +465,14 @@ HWY_INLINE void CarryMinMax(DF df, float* HWY_RESTRICT mn_carry, float* HWY_REST
 }
 
 /// At position w of the block [begin, end), prefetches the same position kBlocks blocks ahead on
-/// both sides (at most kMaxBytes of `a` ahead; by default one block, at most 8 KiB: a further
-/// distance, the double-lane pass's 16 KiB blocks of f64, left its statistics ~15 % slower from
-/// memory on Zen 3), once per 64 bytes of `a`. The addresses are formed as integers: past the end of the data they are never
+/// both sides (a block counted as at most 8 KiB of `a`: a further distance, the double-lane pass's
+/// 16 KiB blocks of f64, left its statistics ~15 % slower from memory on Zen 3), once per 64 bytes
+/// of `a`. The addresses are formed as integers: past the end of the data they are never
 /// dereferenced, and a prefetch does not fault.
-template <size_t kBlocks = 1, size_t kMaxBytes = 8192, class TA, class TB>
+template <size_t kBlocks = 1, class TA, class TB>
 HWY_INLINE void PrefetchNextBlock(const TA* pa, const TB* pb, size_t begin, size_t end, size_t w) {
   if (((w - begin) * sizeof(TA)) % 64 != 0) return;
-  const size_t ahead = w + HWY_MIN(kBlocks * (end - begin), kMaxBytes / sizeof(TA));
+  const size_t ahead = w + kBlocks * HWY_MIN(end - begin, 8192 / sizeof(TA));
   hwy::Prefetch(reinterpret_cast<const TA*>(reinterpret_cast<uintptr_t>(pa) + ahead * sizeof(TA)));
   hwy::Prefetch(reinterpret_cast<const TB*>(reinterpret_cast<uintptr_t>(pb) + ahead * sizeof(TB)));
 }
@@ -513,7 +513,7 @@ inline constexpr bool kMultiWalk = kX86BeforeAvx512;
 template <class TA, class TB>
 inline constexpr size_t kFloatSteps =
     kMultiWalk ? HWY_MIN(256, 4096 / (HWY_MAX_BYTES / sizeof(float) * HWY_MAX(sizeof(TA), sizeof(TB)))) : 256;
-/// Blocks the float-lane pass prefetches ahead on kMultiWalk targets (at most 16 KiB of `a`):
+/// Blocks the float-lane pass prefetches ahead on kMultiWalk targets (blocks of ≤ 4 KiB there):
 /// 3 (12 KiB of f32) ran f32's full set ~2 % faster from memory than 2, ~10 % faster than one
 /// 8 KiB block (Zen 2); 16-bit pairs level.
 inline constexpr size_t kFloatAheadBlocks = 3;
@@ -589,7 +589,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
         const size_t j = w + u * NF;
         const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
         if constexpr (kPrefetch && kF) {
-          if (u == 0) PrefetchNextBlock<kFloatAheadBlocks, 16384>(pa, pb, begin, end, w);
+          if (u == 0) PrefetchNextBlock<kFloatAheadBlocks>(pa, pb, begin, end, w);
         }
         if constexpr (kF && kChecked) {
           if (HWY_UNLIKELY(!hn::AllTrue(df, BothFinite(fa, fb)))) {

@@ -24,6 +24,7 @@ Usage:
 """
 import argparse
 import json
+import statistics
 import time
 
 import numpy as np
@@ -132,20 +133,29 @@ def small_overhead(threads):
 
 
 def load_tensordiff(path):
-    """{(dtype, bytes): seconds} from Google Benchmark JSON (BM_compare/<dt>/<backend>/<bytes>/t<k>)."""
-    out = {}
+    """{(dtype, bytes): seconds} from Google Benchmark JSON (BM_compare/<dt>/<backend>/<bytes>/t<k>).
+
+    With --benchmark_repetitions: the median aggregate where the run reports one, else the median
+    of the repetitions (the mean / stddev / cv aggregates are not times of a run)."""
     if not path:
-        return out
+        return {}
     with open(path) as f:
         data = json.load(f)
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    runs, medians = {}, {}
     for b in data.get("benchmarks", []):
-        parts = b["name"].split("/")
+        parts = b.get("run_name", b["name"]).split("/")
         if len(parts) < 5 or parts[0] != "BM_compare":
             continue
-        dt, backend, nbytes, threads = parts[1], parts[2], int(parts[3]), parts[4]
-        out[(dt, backend, nbytes, threads)] = b["real_time"] * unit[b.get("time_unit", "ns")]
-    return out
+        key = (parts[1], parts[2], int(parts[3]), parts[4])
+        seconds = b["real_time"] * unit[b.get("time_unit", "ns")]
+        if b.get("run_type") != "aggregate":
+            runs.setdefault(key, []).append(seconds)
+        elif b.get("aggregate_name") == "median":
+            medians[key] = seconds
+    for key, times in runs.items():
+        medians.setdefault(key, statistics.median(times))
+    return medians
 
 
 def main():

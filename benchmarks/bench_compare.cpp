@@ -22,6 +22,7 @@
 #include "tensordiff/metrics/compare.hpp"
 #include "tensordiff/kernels/default.hpp"
 #include "tensordiff/kernels/scalar.hpp"
+#include "read_sweep.hpp"
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
 #include "tensordiff/kernels/highway.hpp"
 #endif
@@ -208,21 +209,6 @@ template <class T> void bm_ablation(benchmark::State& st, std::size_t bytes, int
 }
 #endif
 
-/// Sum of n 64-bit words of both buffers, read side by side (as a compare reads its pair: on the
-/// Zen 4 VM two interleaved streams read ~15 % faster than one buffer after the other), with four
-/// independent accumulators (Highway when built).
-std::uint64_t sum_words(const std::uint64_t* p, const std::uint64_t* q, std::size_t n) {
-#if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
-  return kernels::Highway::read_words(p, q, n);
-#else
-  std::uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  std::size_t i = 0;
-  for (; i + 2 <= n; i += 2) s0 += p[i], s1 += q[i], s2 += p[i + 1], s3 += q[i + 1];
-  for (; i < n; ++i) s0 += p[i] + q[i];
-  return s0 + s1 + s2 + s3;
-#endif
-}
-
 /// Threads that each sweep one contiguous share of both buffers per round.
 /// They are started before the timed loop and poll between rounds (yielding,
 /// so a busy machine does not starve the sweeping thread), so the baseline
@@ -251,7 +237,7 @@ class SweepTeam {
  private:
   void sweep(unsigned k) {
     const std::size_t lo = words_ * k / threads_, hi = words_ * (k + 1) / threads_;
-    sums_[k] = sum_words(a_ + lo, b_ + lo, hi - lo);
+    sums_[k] = tensordiff_bench::sum_words(a_ + lo, b_ + lo, hi - lo);
   }
   void work(unsigned k) {
     std::uint64_t seen = 0;

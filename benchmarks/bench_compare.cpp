@@ -54,8 +54,6 @@ struct Rng {
   double normal() { return (next() + next() + next() + next() - 2.0) * 1.7320508075688772; }
 };
 
-/// One data set: bench values x, actual = x·(1 + 1e-3·noise), stored as TA/TB,
-/// plus long-double reference metrics.
 /// Bytes past a 64-byte boundary where every data set starts: 0, or TD_BENCH_OFFSET (e.g. 16, the
 /// alignment numpy's and glibc's allocators guarantee). A 64-byte vector load that straddles two
 /// cache lines costs a second access: on the Zen 5 VM a 16-byte offset took the plain read sweep
@@ -87,6 +85,8 @@ class Bytes {
   std::byte* data_ = nullptr;
 };
 
+/// One data set: bench values x, actual = x·(1 + 1e-3·noise), stored as TA/TB,
+/// plus long-double reference metrics.
 struct DataSet {
   std::string key;
   Bytes a, b;

@@ -133,7 +133,7 @@ def small_overhead(threads):
 
 
 def load_tensordiff(path):
-    """{(dtype, bytes): seconds} from Google Benchmark JSON (BM_compare/<dt>/<backend>/<bytes>/t<k>).
+    """{(dtype, backend, bytes, threads): seconds} from Google Benchmark JSON (BM_compare/<dt>/<backend>/<bytes>/t<k>).
 
     With --benchmark_repetitions: the median aggregate where the run reports one, else the median
     of the repetitions (the mean / stddev / cv aggregates are not times of a run)."""

@@ -243,6 +243,19 @@ TEST(Outputs, AFailedWriteLeavesNoStagingFolderAndNamesTheFile) {
     EXPECT_EQ(f.path().filename().string().rfind(".tensordiff-partial", 0), std::string::npos) << f.path() << " left behind";
 }
 
+TEST(Outputs, AWriteThatFailsWhileStagedNamesTheFinalFile) {
+  OneRow x("Torch.add.0.forward");
+  const auto out = x.d.path / "out";
+  // A file name longer than any file system takes (NAME_MAX 255): creating the CSV fails.
+  const std::string timestamp(250, '7');
+  const auto e =
+      expect_io_error([&] { td::report::write_compare_outputs(x.r, out.string(), {false, false, "", ""}, timestamp); });
+  const std::string final_csv = (out / ("compare_result_" + timestamp + ".csv")).string();
+  EXPECT_EQ(e.context().file, final_csv) << e.what();
+  EXPECT_NE(e.reason().find(".tensordiff-partial-"), std::string::npos) << e.what();  // where it was written
+  EXPECT_TRUE(std::filesystem::is_empty(out));
+}
+
 TEST(Outputs, AFullDiskIsAnErrorNamingTheFile) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   OneRow x("Torch.add.0.forward");

@@ -60,21 +60,11 @@ class StagingFolder {
   std::filesystem::path path_;
 };
 
-}  // namespace detail
-
-/// Writes the outputs of `r` into `out_dir` (created if missing); returns the paths written, in order.
-/// `timestamp` names the CSVs (msprobe's compare_result_<rank>_<timestamp>.csv). The files appear
-/// under their names only once every one of them is complete (see the top of this header).
-inline std::vector<std::string> write_compare_outputs(const match::DumpComparison& r, const std::string& out_dir,
-                                                      const OutputOptions& o = {},
-                                                      const std::string& timestamp = timestamp_now()) {
+/// Writes every output of `r` into the staging folder `dir`; appends each path to `written` before
+/// writing it.
+inline void write_staged_outputs(const match::DumpComparison& r, const std::string& dir, const OutputOptions& o,
+                                 const std::string& timestamp, std::vector<std::string>& written) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw Error(ErrorCategory::io, "cannot create output folder: " + ec.message(), {out_dir, "", std::nullopt});
-  const detail::StagingFolder stage(out_dir);
-  const std::string dir = stage.path().string();
-  std::vector<std::string> written;
   for (const auto& rc : r.ranks) {
     const std::string base = (fs::path(dir) / result_file_name(rc, r.compat, r.multi_rank, timestamp)).string();
     for (auto& f : write_csv_file(rc, r.layout_for(rc), base)) written.push_back(std::move(f));
@@ -94,6 +84,37 @@ inline std::vector<std::string> write_compare_outputs(const match::DumpCompariso
   }
   written.push_back((fs::path(dir) / "summary.json").string());
   io::detail::write_output_file(written.back(), [&](std::ostream& os) { os << summary_json(r).dump(2) << "\n"; });
+}
+
+/// `e`, a failed write into the staging folder, told by the name the user asked for (the staging
+/// folder is gone by the time the message is read); the staging path follows in the reason.
+inline Error naming_final_path(const Error& e, const StagingFolder& stage, const std::string& out_dir) {
+  const std::filesystem::path staged = e.context().file;
+  if (staged.parent_path() != stage.path()) return e;
+  ErrorContext c = e.context();
+  c.file = (std::filesystem::path(out_dir) / staged.filename()).string();
+  return Error(e.category(), e.reason() + " (while writing it as " + staged.string() + ")", std::move(c));
+}
+
+}  // namespace detail
+
+/// Writes the outputs of `r` into `out_dir` (created if missing); returns the paths written, in order.
+/// `timestamp` names the CSVs (msprobe's compare_result_<rank>_<timestamp>.csv). The files appear
+/// under their names only once every one of them is complete (see the top of this header).
+inline std::vector<std::string> write_compare_outputs(const match::DumpComparison& r, const std::string& out_dir,
+                                                      const OutputOptions& o = {},
+                                                      const std::string& timestamp = timestamp_now()) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw Error(ErrorCategory::io, "cannot create output folder: " + ec.message(), {out_dir, "", std::nullopt});
+  const detail::StagingFolder stage(out_dir);
+  std::vector<std::string> written;
+  try {
+    detail::write_staged_outputs(r, stage.path().string(), o, timestamp, written);
+  } catch (const Error& e) {
+    throw detail::naming_final_path(e, stage, out_dir);
+  }
   for (auto& f : written) {
     const fs::path final_path = fs::path(out_dir) / fs::path(f).filename();
     fs::rename(f, final_path, ec);

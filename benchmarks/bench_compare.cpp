@@ -7,10 +7,7 @@
 // 512 MiB cases are registered only with TD_BENCH_LARGE=1 (see README.md).
 #include <benchmark/benchmark.h>
 
-#include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +22,7 @@
 #include "tensordiff/metrics/compare.hpp"
 #include "tensordiff/kernels/default.hpp"
 #include "tensordiff/kernels/scalar.hpp"
+#include "env_number.hpp"
 #include "read_sweep.hpp"
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
 #include "tensordiff/kernels/highway.hpp"
@@ -61,21 +59,9 @@ struct Rng {
 /// alignment numpy's and glibc's allocators guarantee). A 64-byte vector load that straddles two
 /// cache lines costs a second access: on the Zen 5 VM a 16-byte offset took the plain read sweep
 /// from 35 to 25 G/s, so `new std::byte[]`'s 16-byte alignment made the baseline a slow read.
-/// Anything but a whole number 0..63 stops the run: a misspelt offset must not measure aligned data
-/// under an unaligned label.
+/// Any other value than 0..63 stops the run (env_number).
 std::size_t data_offset() {
-  static const std::size_t off = [] {
-    const char* e = std::getenv("TD_BENCH_OFFSET");
-    if (e == nullptr || *e == '\0') return 0ul;
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long v = std::strtoul(e, &end, 10);
-    if (!std::isdigit(static_cast<unsigned char>(*e)) || *end != '\0' || errno != 0 || v > 63) {
-      std::fprintf(stderr, "tensordiff_bench: TD_BENCH_OFFSET=%s: want a whole number of bytes, 0 to 63\n", e);
-      std::exit(2);
-    }
-    return v;
-  }();
+  static const std::size_t off = tensordiff_bench::env_number("TD_BENCH_OFFSET", 0, 63);
   return off;
 }
 

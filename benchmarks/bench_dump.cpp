@@ -19,6 +19,7 @@
 #include <tensordiff/io/npy.hpp>
 #include <tensordiff/match/compare_dumps.hpp>
 
+#include "env_number.hpp"
 #include "read_sweep.hpp"
 
 namespace td = tensordiff;
@@ -32,17 +33,13 @@ struct DumpPair {
   std::uint64_t bytes = 0;
 };
 
-std::uint64_t env_mib(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
 /// Writes (once) npu/ and bench/ folders: per side half of the budget in files
 /// of 4 KiB .. 4 MiB, float32 / float16 / float64, bench = npu + small noise.
 const DumpPair& dump_pair() {
   static DumpPair d = [] {
     DumpPair p;
-    const std::uint64_t budget = env_mib("TD_BENCH_DUMP_MB", 2048) << 20;
+    // at most the largest budget whose byte count fits in 64 bits
+    const std::uint64_t budget = tensordiff_bench::env_number("TD_BENCH_DUMP_MB", 2048, ~std::uint64_t{0} >> 20) << 20;
     // v2: the file list no longer depends on whether the data was generated in this run
     const fs::path root = fs::temp_directory_path() / ("td_bench_dump_v2_" + std::to_string(budget >> 20));
     p.npu = root / "npu";

@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   c_diff->add_flag("--strict", diff.strict, "Exit 1 on warnings too");
   c_diff->add_option("--metrics", diff.metrics,
                      "metrics to compute, comma-separated: cosine, euclidean, max_abs, max_rel, thousandths, mean_abs, "
-                     "mean_rel, rmse, statistics, all, assert_close (the others print as not requested)")
+                     "mean_rel, rmse, statistics, all, assert_close; a leading '-' removes one (all,-mean_rel). The others "
+                     "print as not requested")
       ->capture_default_str();
   add_read_options(c_diff, diff.read);
 

@@ -225,6 +225,11 @@ TEST(Cli, DiffMetricsSelectsTheMetricSet) {
   EXPECT_EQ(j["max_rel_err"], 0.0);
   EXPECT_EQ(j["max_abs_err"], "not requested");
   EXPECT_EQ(j["rmse"], "not requested");
+  const CliRun but = run("diff --json --metrics all,-mean_rel " + a + " " + a);
+  ASSERT_EQ(but.code, 0) << but.err;
+  const auto k = nlohmann::json::parse(but.out);
+  EXPECT_EQ(k["mean_rel_err"], "not requested");
+  EXPECT_EQ(k["max_abs_err"], 0.0);
   const CliRun bad = run("diff --metrics cosine,bogus " + a + " " + a);
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("unknown metric 'bogus'"), std::string::npos) << bad.err;

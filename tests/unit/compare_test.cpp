@@ -229,4 +229,66 @@ TEST(CompareViews, TypedSpanOverload) {
   EXPECT_FALSE(c.dtypes_match);
 }
 
+// ~M: every metric but M's, at compile time and by name (the CLI's --metrics all,-mean_rel).
+static_assert(~metric::all == MetricSet{});
+static_assert(~MetricSet{} == metric::all);
+static_assert(~~metric::assert_close == metric::assert_close);
+static_assert((~metric::mean_rel & metric::mean_rel) == MetricSet{});
+static_assert((~metric::mean_rel | metric::mean_rel) == metric::all);
+
+TEST(CompareMetricSets, AllButSomeByName) {
+  using tensordiff::metric_set_from_names;
+  EXPECT_EQ(metric_set_from_names("all,-mean_rel"), ~metric::mean_rel);
+  EXPECT_EQ(metric_set_from_names("-mean_rel,-rmse"), ~(metric::mean_rel | metric::rmse));
+  EXPECT_EQ(metric_set_from_names("assert_close,-thousandths"), metric::max_abs | metric::max_rel);
+  EXPECT_EQ(metric_set_from_names("-all,cosine"), metric::cosine);  // words apply left to right
+  for (const char* bad : {"cosine,-cosine", "-all", "all,-bogus", "-", "cosine,"}) {
+    try {
+      metric_set_from_names(bad);
+      ADD_FAILURE() << bad << ": no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.category(), ErrorCategory::invalid_argument) << e.what();
+    }
+  }
+}
+
+// A set without one metric marks that metric not requested and computes the others as the full
+// set does, through the default kernel's blocks (so no part a kept metric needs is skipped).
+TEST(CompareMetricSets, AllButOneKeepsEveryOtherMetric) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<float> value(0.f, 3.f), noise(0.f, 0.01f);
+  const std::int64_t n = 64 * 97;  // several kernel blocks and a tail
+  std::vector<float> va(n);
+  std::vector<bfloat16> vb(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    vb[i] = bfloat16(i % 61 == 0 ? 0.f : value(rng));  // some bench zeros: msprobe's eps rule
+    va[i] = static_cast<float>(vb[i]) + noise(rng);
+  }
+  const TensorView a = TensorView::of(va.data(), {n}), b = TensorView::of(vb.data(), {n});
+  const Comparison full = compare(a, b);
+  const std::pair<MetricSet, Metric Comparison::*> fields[] = {
+      {metric::cosine, &Comparison::cosine},           {metric::euclidean, &Comparison::euclidean_distance},
+      {metric::max_abs, &Comparison::max_abs_err},     {metric::max_rel, &Comparison::max_rel_err},
+      {metric::thousandths, &Comparison::one_thousandth_ratio}, {metric::thousandths, &Comparison::five_thousandths_ratio},
+      {metric::mean_abs, &Comparison::mean_abs_err},   {metric::mean_rel, &Comparison::mean_rel_err},
+      {metric::rmse, &Comparison::rmse}};
+  for (const auto& [left_out, unused] : fields) {
+    (void)unused;
+    CompareOptions o;
+    o.metrics = ~left_out;
+    const Comparison c = compare(a, b, o);
+    for (const auto& [flag, field] : fields) {
+      const Metric &got = c.*field, &want = full.*field;
+      if (flag == left_out) {
+        EXPECT_EQ(got.status, MetricStatus::not_requested);
+        continue;
+      }
+      ASSERT_EQ(got.status, want.status);
+      EXPECT_NEAR(got.value, want.value, 1e-12 * std::fabs(want.value)) << static_cast<unsigned>(left_out);
+    }
+    EXPECT_EQ(c.max_abs_index, left_out == metric::max_abs ? no_index : full.max_abs_index);
+    EXPECT_EQ(c.max_rel_index, left_out == metric::max_rel ? no_index : full.max_rel_index);
+  }
+}
+
 }  // namespace

@@ -740,6 +740,35 @@ TEST(DumpWriterErrors, MisuseIsReported) {
   iotest::expect_error([&] { w.parameters_grad("fc2", "Linear", {}); }, {"before any forward"});
 }
 
+// A flush that cannot write is told by dump.json, the file the user knows (its temporary is removed),
+// keeps the last complete dump.json, and the entries it could not write go out with the next flush.
+// Both ways of writing are covered: the first flush writes afresh, later ones extend a copy.
+TEST(DumpWriterErrors, AFailedFlushNamesDumpJsonAndKeepsTheLastOne) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  TempDir tmp;
+  io::DumpWriterOptions o;
+  o.rank = 0;
+  io::DumpWriter w(tmp.path, o);
+  const fs::path dir = tmp.path / "step0" / "rank0", json = dir / "dump.json", staged = dir / "dump.json.tmp";
+  for (std::size_t flushed = 0; flushed < 2; ++flushed) {
+    auto s = w.api("Torch.add");
+    s.input(static_cast<int>(flushed));
+    s.commit();
+    fs::create_symlink("/dev/full", staged);  // every byte written there fails
+    try {
+      w.flush();
+      ADD_FAILURE() << "no error";
+    } catch (const td::Error& e) {
+      EXPECT_EQ(e.context().file, json.string()) << e.what();
+      EXPECT_NE(e.reason().find(staged.string()), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(fs::symlink_status(staged)));
+    EXPECT_EQ(io::load_dump_folder(dir).entries.size(), flushed);
+    w.flush();
+    EXPECT_EQ(io::load_dump_folder(dir).entries.size(), flushed + 1);
+  }
+}
+
 TEST(DumpWriterErrors, LevelFiltersScopes) {
   TempDir tmp;
   io::DumpWriterOptions o;

@@ -269,7 +269,9 @@ TEST(Outputs, AFullDiskIsAnErrorNamingTheFile) {
   // Atomic writes: the temporary goes (here a link to the full device), the final name never appears.
   const auto target = x.d.path / "dump.json";
   std::filesystem::create_symlink("/dev/full", x.d.path / "dump.json.tmp");
-  expect_io_error([&] { td::io::detail::write_bytes_atomically(target.string(), std::string(100, 'x')); });
+  const auto atomic = expect_io_error([&] { td::io::detail::write_bytes_atomically(target.string(), std::string(100, 'x')); });
+  EXPECT_EQ(atomic.context().file, target.string()) << atomic.what();  // the name asked for, not the temporary's
+  EXPECT_NE(atomic.reason().find("dump.json.tmp"), std::string::npos) << atomic.what();
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(x.d.path / "dump.json.tmp")));
   EXPECT_FALSE(std::filesystem::exists(target));
   EXPECT_TRUE(std::filesystem::exists("/dev/full"));

@@ -88,6 +88,16 @@ class Error : public std::runtime_error {
     return Error(category_, reason_, std::move(c));
   }
 
+  /// The same error told by `file`, the name the caller asked for, when it names `staged`: a
+  /// temporary that is renamed to `file` once complete and removed on failure, so gone by the time
+  /// the message is read. The staged path follows in the reason. Any other error comes back as is.
+  Error with_final_file(const std::string& staged, const std::string& file) const {
+    if (context_.file != staged) return *this;
+    ErrorContext c = context_;
+    c.file = file;
+    return Error(category_, reason_ + " (while writing it as " + staged + ")", std::move(c));
+  }
+
  private:
   static std::string format(const std::string& reason, const ErrorContext& c) {
     std::string s;

@@ -552,8 +552,8 @@ inline void DumpWriter::flush_locked() {
     fs::path tmp = json;
     tmp += ".tmp";
     std::error_code ec;
-    std::uint64_t end = 0;
-    {
+    const auto write_tmp = [&] {  // the new dump.json into tmp; returns where its body ends
+      std::uint64_t end = 0;
       std::ofstream out;
       if (flushed_ == 0) {
         out.open(tmp, std::ios::binary | std::ios::trunc);
@@ -576,6 +576,14 @@ inline void DumpWriter::flush_locked() {
       out << "\n }\n}";
       out.close();  // the buffered tail is written here: check after it
       if (!out) throw Error(ErrorCategory::io, "write failed (disk full?)", {tmp.string(), "", std::nullopt});
+      return end;
+    };
+    std::uint64_t end = 0;
+    try {
+      end = write_tmp();
+    } catch (const Error& e) {
+      fs::remove(tmp, ec);  // never leave half a file behind; the last flush stays valid
+      throw e.with_final_file(tmp.string(), json.string());
     }
     fs::rename(tmp, json, ec);
     if (ec) throw Error(ErrorCategory::io, "cannot rename into place: " + ec.message(), {json.string(), "", std::nullopt});

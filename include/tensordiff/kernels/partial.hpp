@@ -53,6 +53,11 @@ inline constexpr MetricSet all{511};           ///< everything (the default)
 inline constexpr MetricSet assert_close = max_abs | max_rel | thousandths;
 }  // namespace metric
 
+/// Every metric but those of `m`: compare<~metric::mean_rel>(a, b).
+constexpr MetricSet operator~(MetricSet m) noexcept {
+  return MetricSet{static_cast<std::uint16_t>(~static_cast<unsigned>(m) & static_cast<unsigned>(metric::all))};
+}
+
 namespace detail {
 /// The parts of the fused pass a metric set needs. A kernel may compute more than asked.
 struct PassParts {

@@ -344,28 +344,32 @@ Comparison compare(const TensorView& actual, const TensorView& expected, const C
 
 /// The metric set named by a comma-separated list (the CLI's --metrics): cosine, euclidean,
 /// max_abs, max_rel, thousandths, mean_abs, mean_rel, rmse, statistics, and the sets all and
-/// assert_close. Throws Error{invalid_argument} naming an unknown word.
+/// assert_close. A word with a leading '-' removes its metrics from those named before it
+/// ("all,-mean_rel"); a list that begins with one starts from all ("-mean_rel,-rmse"). Throws
+/// Error{invalid_argument} naming an unknown word, or when no metric is left.
 inline MetricSet metric_set_from_names(const std::string& names) {
   static const std::pair<const char*, MetricSet> known[] = {
       {"cosine", metric::cosine},     {"euclidean", metric::euclidean}, {"max_abs", metric::max_abs},
       {"max_rel", metric::max_rel},   {"thousandths", metric::thousandths}, {"mean_abs", metric::mean_abs},
       {"mean_rel", metric::mean_rel}, {"rmse", metric::rmse},          {"statistics", metric::statistics},
       {"all", metric::all},           {"assert_close", metric::assert_close}};
-  MetricSet m{};
+  MetricSet m = names.rfind('-', 0) == 0 ? metric::all : MetricSet{};
   std::size_t start = 0;
   while (start <= names.size()) {
     const std::size_t comma = std::min(names.find(',', start), names.size());
-    const std::string word = names.substr(start, comma - start);
+    const bool remove = names.compare(start, 1, "-") == 0;
+    const std::string word = names.substr(start + remove, comma - start - remove);
     bool found = false;
     for (const auto& [name, set] : known)
-      if (word == name) m = m | set, found = true;
+      if (word == name) m = remove ? (m & ~set) : (m | set), found = true;
     if (!found)
       throw Error(ErrorCategory::invalid_argument,
                   "--metrics: unknown metric '" + word +
                       "' (cosine, euclidean, max_abs, max_rel, thousandths, mean_abs, mean_rel, rmse, statistics, "
-                      "all, assert_close)");
+                      "all, assert_close; a leading '-' removes one)");
     start = comma + 1;
   }
+  if (m == MetricSet{}) throw Error(ErrorCategory::invalid_argument, "--metrics: '" + names + "' leaves no metric");
   return m;
 }
 

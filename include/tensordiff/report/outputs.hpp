@@ -91,9 +91,7 @@ inline void write_staged_outputs(const match::DumpComparison& r, const std::stri
 inline Error naming_final_path(const Error& e, const StagingFolder& stage, const std::string& out_dir) {
   const std::filesystem::path staged = e.context().file;
   if (staged.parent_path() != stage.path()) return e;
-  ErrorContext c = e.context();
-  c.file = (std::filesystem::path(out_dir) / staged.filename()).string();
-  return Error(e.category(), e.reason() + " (while writing it as " + staged.string() + ")", std::move(c));
+  return e.with_final_file(staged.string(), (std::filesystem::path(out_dir) / staged.filename()).string());
 }
 
 }  // namespace detail

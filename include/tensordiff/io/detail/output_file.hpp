@@ -28,14 +28,17 @@ void write_output_file(const std::string& path, Fill&& fill) {
 }
 
 /// write_output_file into `path` + `suffix`, renamed over `path` once complete, so a reader
-/// never sees half a file.
+/// never sees half a file. A failed write is told by `path` (the temporary is removed).
 template <class Fill>
 void write_output_file_atomically(const std::string& path, Fill&& fill, const std::string& suffix = ".tmp") {
   const std::string tmp = path + suffix;
   try {
     write_output_file(tmp, std::forward<Fill>(fill));
-  } catch (...) {
+  } catch (const Error& e) {
     std::remove(tmp.c_str());  // ours: never leave half a file behind
+    throw e.with_final_file(tmp, path);
+  } catch (...) {
+    std::remove(tmp.c_str());
     throw;
   }
   std::error_code ec;

@@ -53,7 +53,7 @@ inline constexpr MetricSet all{511};           ///< everything (the default)
 inline constexpr MetricSet assert_close = max_abs | max_rel | thousandths;
 }  // namespace metric
 
-/// Every metric but those of `m`: compare<~metric::mean_rel>(a, b).
+/// The complement of `m`: every metric of metric::all but those of `m` (e.g. all but mean_rel).
 constexpr MetricSet operator~(MetricSet m) noexcept {
   return MetricSet{static_cast<std::uint16_t>(~static_cast<unsigned>(m) & static_cast<unsigned>(metric::all))};
 }

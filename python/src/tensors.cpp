@@ -396,27 +396,35 @@ py::dict comparison_dict(const PyComparison& p) {
 }
 
 /// Marks what `metrics` names (None: everything) and returns the set the kernel must compute:
-/// only that, so a lean selection also runs a lean pass.
+/// only that, so a lean selection also runs a lean pass. A name with a leading '-' drops that
+/// metric again ("-mean_rel_err"); a list that begins with one starts from every metric and
+/// "statistics", as the CLI's --metrics does.
 td::MetricSet select_metrics(PyComparison& p, const py::object& metrics) {
-  std::fill(std::begin(p.selected), std::end(p.selected), metrics.is_none());
-  p.statistics = metrics.is_none();
-  if (metrics.is_none()) return td::metric::all;
   std::vector<std::string> names;
   if (py::isinstance<py::str>(metrics)) names.push_back(metrics.cast<std::string>());
-  else names = metrics.cast<std::vector<std::string>>();
-  td::MetricSet set{};
+  else if (!metrics.is_none()) names = metrics.cast<std::vector<std::string>>();
+  const auto drops = [](const std::string& n) { return n.compare(0, 1, "-") == 0; };
+  const bool from_all = metrics.is_none() || (!names.empty() && drops(names.front()));
+  std::fill(std::begin(p.selected), std::end(p.selected), from_all);
+  p.statistics = from_all;
   for (const std::string& n : names) {
-    if (n == statistics_name) {
-      p.statistics = true;
-      set = set | td::metric::statistics;
+    const bool keep = !drops(n);
+    const std::string name = n.substr(keep ? 0 : 1);
+    if (name == statistics_name) {
+      p.statistics = keep;
       continue;
     }
     std::size_t k = 0;
-    while (k < metric_count && n != metric_fields[k].name) ++k;
-    if (k == metric_count) throw py::value_error("unknown metric '" + n + "' (known: " + metric_names() + ")");
-    p.selected[k] = true;
-    set = set | metric_fields[k].set;
+    while (k < metric_count && name != metric_fields[k].name) ++k;
+    if (k == metric_count)
+      throw py::value_error("unknown metric '" + name + "' (known: " + metric_names() + "; a leading '-' drops one)");
+    p.selected[k] = keep;
   }
+  td::MetricSet set = p.statistics ? td::metric::statistics : td::MetricSet{};
+  for (std::size_t k = 0; k < metric_count; ++k)
+    if (p.selected[k]) set = set | metric_fields[k].set;
+  if (metrics.is_none()) return td::metric::all;
+  if (!names.empty() && set == td::MetricSet{}) throw py::value_error("metrics= leaves no metric");
   return set;
 }
 
@@ -568,7 +576,7 @@ void bind_tensors(py::module_& m) {
         py::arg("squeeze") = true, py::arg("threads") = 0u,
         "Every metric of two tensors in one fused pass (msprobe's definitions): cosine, Euclidean distance, max/mean "
         "abs and rel error, RMSE, thousandth ratios, nan/inf positions and both sides' statistics. Any dtype pair "
-        "and strides, no copy; the GIL is released. `metrics` (names, \"statistics\" for the sides' summaries) limits what is computed and reported; `threads` 0 = "
+        "and strides, no copy; the GIL is released. `metrics` (names, \"statistics\" for the sides' summaries; a leading '-' drops one) limits what is computed and reported; `threads` 0 = "
         "the library's pool, 1 = this thread.");
   m.def("summarize", &summarize, py::arg("tensor"), "Statistics of one tensor (min, max, mean, sum, L2 norm, nan/inf counts, overflow).");
   m.def("md5", [](py::handle t) { return hash(t, [](const td::TensorView& v) { return td::md5_hex(v); }); }, py::arg("tensor"),

@@ -91,11 +91,12 @@ class Verdict:
     def __bool__(self) -> bool: ...
 
 
-def compare(actual: TensorLike, expected: TensorLike, *, metrics: Union[None, MetricName, Iterable[MetricName]] = None,
-            squeeze: bool = True, threads: int = 0) -> Comparison:
+def compare(actual: TensorLike, expected: TensorLike, *,
+            metrics: Union[None, MetricName, Iterable[MetricName], str, Iterable[str]] = None, squeeze: bool = True, threads: int = 0) -> Comparison:
     """Every metric of two tensors in one fused pass, without copying; the GIL is released.
     `metrics` computes only the named ones ("statistics": the sides' summaries, else .actual and
-    .expected are None), so a lean selection runs a lean pass."""
+    .expected are None), so a lean selection runs a lean pass. A name with a leading '-' drops one
+    ("-mean_rel_err"); a list that begins with one starts from all."""
 def summarize(tensor: TensorLike) -> Summary:
     """min, max, mean, sum, L2 norm, nan/inf counts and overflow flags of one tensor."""
 def md5(tensor: TensorLike) -> str:

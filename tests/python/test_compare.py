@@ -188,6 +188,31 @@ def test_metrics_selection_runs_a_lean_pass(pair):
     assert "statistics" in str(pytest.raises(ValueError, td.compare, a, b, metrics="x").value)
 
 
+METRIC_FIELDS = ("cosine", "euclidean_distance", "max_abs_err", "max_rel_err", "one_thousandth_ratio",
+                 "five_thousandths_ratio", "mean_abs_err", "mean_rel_err", "rmse")
+
+
+def test_metrics_selection_drops_names(pair):
+    # A leading '-' drops a metric; a list that starts with one starts from all (the CLI's rule).
+    a, b = pair
+    full = td.compare(a, b)
+    for dropped in METRIC_FIELDS:
+        c = td.compare(a, b, metrics=["-" + dropped])
+        assert getattr(c, dropped) is None and dropped not in c.to_dict(), dropped
+        for name in METRIC_FIELDS:
+            if name != dropped:
+                assert getattr(c, name) == pytest.approx(getattr(full, name), rel=1e-12), (dropped, name)
+        assert c.actual.to_dict() == full.actual.to_dict()
+    c = td.compare(a, b, metrics=["cosine", "rmse", "-rmse"])
+    assert c.rmse is None and c.cosine == pytest.approx(full.cosine, rel=1e-12) and c.actual is None
+    c = td.compare(a, b, metrics="-statistics")
+    assert c.actual is None and c.expected is None and c.max_rel_err == full.max_rel_err
+    with pytest.raises(ValueError, match="leaves no metric"):
+        td.compare(a, b, metrics=["cosine", "-cosine"])
+    with pytest.raises(ValueError, match="unknown metric 'cosin'.*leading '-'"):
+        td.compare(a, b, metrics=["-cosin"])
+
+
 def test_threads_do_not_change_results():
     rng = np.random.default_rng(3)
     a = rng.standard_normal(300_000).astype(np.float32)

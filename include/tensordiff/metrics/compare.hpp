@@ -353,11 +353,12 @@ inline MetricSet metric_set_from_names(const std::string& names) {
       {"max_rel", metric::max_rel},   {"thousandths", metric::thousandths}, {"mean_abs", metric::mean_abs},
       {"mean_rel", metric::mean_rel}, {"rmse", metric::rmse},          {"statistics", metric::statistics},
       {"all", metric::all},           {"assert_close", metric::assert_close}};
-  MetricSet m = names.rfind('-', 0) == 0 ? metric::all : MetricSet{};
+  const auto removes_at = [&names](std::size_t pos) { return names.compare(pos, 1, "-") == 0; };
+  MetricSet m = removes_at(0) ? metric::all : MetricSet{};
   std::size_t start = 0;
   while (start <= names.size()) {
     const std::size_t comma = std::min(names.find(',', start), names.size());
-    const bool remove = names.compare(start, 1, "-") == 0;
+    const bool remove = removes_at(start);
     const std::string word = names.substr(start + remove, comma - start - remove);
     bool found = false;
     for (const auto& [name, set] : known)

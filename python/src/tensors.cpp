@@ -407,6 +407,7 @@ td::MetricSet select_metrics(PyComparison& p, const py::object& metrics) {
   const bool from_all = metrics.is_none() || (!names.empty() && drops(names.front()));
   std::fill(std::begin(p.selected), std::end(p.selected), from_all);
   p.statistics = from_all;
+  if (metrics.is_none()) return td::metric::all;
   for (const std::string& n : names) {
     const bool keep = !drops(n);
     const std::string name = n.substr(keep ? 0 : 1);
@@ -423,7 +424,6 @@ td::MetricSet select_metrics(PyComparison& p, const py::object& metrics) {
   td::MetricSet set = p.statistics ? td::metric::statistics : td::MetricSet{};
   for (std::size_t k = 0; k < metric_count; ++k)
     if (p.selected[k]) set = set | metric_fields[k].set;
-  if (metrics.is_none()) return td::metric::all;
   if (!names.empty() && set == td::MetricSet{}) throw py::value_error("metrics= leaves no metric");
   return set;
 }

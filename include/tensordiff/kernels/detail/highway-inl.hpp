@@ -565,7 +565,7 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   auto ssd = hn::Zero(d), sad = hn::Zero(d), mabs = hn::Set(d, -1.0), srel = hn::Zero(d);
   // Sets without a relative error (cosine + max abs, statistics) are bound by their sums'
   // dependency chains, not by throughput: there the upper double half of each float vector adds
-  // into a second set of accumulators (kTwoChains; +20–28 % for f32 in cache on Zen 5, README).
+  // into a second set of accumulators (kTwoChains; +22–30 % for f32 in cache on Zen 5, README).
   // Not on x86 before AVX-512 (16 registers: a second set spills) nor for the full set, whose
   // sums stay as they were (it is bound by its operation count).
   constexpr bool kTwoChains = !kRel && !kX86BeforeAvx512;

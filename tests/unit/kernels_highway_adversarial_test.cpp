@@ -200,4 +200,78 @@ template <class T> void check_strided_views() {
 TEST(HighwayAdversarial, StridedViewsF32) { check_strided_views<float>(); }
 TEST(HighwayAdversarial, StridedViewsBF16) { check_strided_views<bfloat16>(); }
 
+/// The index rescans (the first pair that holds each maximum) where they can go wrong:
+/// - float candidates that are not the maximum: a − b of a large a and a tiny b rounds in float to
+///   the same value for every b (the float-lane pass's abs rescan picks its candidates in float
+///   lanes) while the exact differences grow with the index; the largest sits late in its block,
+///   spread across vector groups, and a tie after it must lose;
+/// - an infinite maximum from a finite pair (a float quotient over a denormal, a − b of two doubles
+///   near their maximum) after pairs with an inf / NaN input, whose |a − b| and relative error are
+///   inf / NaN too but which the reference skips.
+/// Each target's indices and maxima equal kernels::Scalar's, which equal the positions built here.
+template <class TA, class TB> void check_rescans(double big, double tiny, double denormal = 0, bool inf_abs = false) {
+  const bool inf_rel = denormal != 0;
+  const std::size_t n = 3 * td_test::kAdvBlock + 37;
+  const std::size_t at[] = {3, 17, 64, 65, 130, 300, 1000, 2049};  // exact |a − b| grows along these
+  const std::size_t max_at = 2049, tie_at = 3000, inf_at = 2500;
+  std::vector<TA> a(n, td_test::from_double<TA>(1.0));
+  std::vector<TB> b(n, td_test::from_double<TB>(1.0));
+  for (std::size_t k = 0; k < std::size(at); ++k) {
+    a[at[k]] = td_test::from_double<TA>(big);
+    b[at[k]] = td_test::from_double<TB>(tiny * (1 + (7 - static_cast<double>(k)) / 8));
+  }
+  a[tie_at] = a[max_at], b[tie_at] = b[max_at];
+  std::size_t want_rel = max_at, want_abs = max_at;
+  if (inf_rel || inf_abs) {
+    // in vectors before the infinite maximum's (a vector with a NaN / inf goes to the reference;
+    // the rescan of the block still reads them)
+    a[inf_at - 30] = td_test::from_double<TA>(HUGE_VAL), a[inf_at - 25] = td_test::from_double<TA>(std::nan(""));
+    b[inf_at - 20] = td_test::from_double<TB>(-HUGE_VAL);
+  }
+  if (inf_rel) {  // |2^127 − denormal| / denormal overflows float (and 2^127 is the largest |a − b|)
+    a[inf_at] = td_test::from_double<TA>(std::ldexp(1.0, 127)), b[inf_at] = td_test::from_double<TB>(denormal);
+    want_rel = want_abs = inf_at;
+  }
+  if (inf_abs) {  // big − (−big) overflows double
+    a[inf_at] = td_test::from_double<TA>(big), b[inf_at] = td_test::from_double<TB>(-big);
+    want_abs = inf_at;
+  }
+  for (MetricSet m : {metric::all, metric::cosine | metric::max_abs, metric::assert_close}) {
+    SCOPED_TRACE("set=" + std::to_string(static_cast<unsigned>(m)));
+    KernelParams k = td_test::adversarial_params<TA, TB>();
+    k.metrics = m;
+    const bool rel = detail::pass_parts(m).rel_max;  // every set here has max |a − b|
+    Partial want;
+    kernels::Scalar::accumulate(a.data(), b.data(), n, 0, k, want);
+    EXPECT_EQ(want.max_abs_index, want_abs);
+    EXPECT_EQ(want.max_abs_diff == HUGE_VAL, inf_abs);
+    if (!inf_abs) {
+      EXPECT_EQ(want.max_rel_index, want_rel);
+    }
+    EXPECT_EQ(want.max_rel == HUGE_VAL, inf_rel || inf_abs);
+    for_each_highway_target([&] {
+      Partial got;
+      kernels::Highway::accumulate(a.data(), b.data(), n, 0, k, got);
+      EXPECT_EQ(got.max_abs_diff, want.max_abs_diff);
+      EXPECT_EQ(got.max_abs_index, want.max_abs_index);
+      if (rel) {
+        EXPECT_EQ(got.max_rel, want.max_rel);
+        EXPECT_EQ(got.max_rel_index, want.max_rel_index);
+      }
+    });
+  }
+}
+
+// big and tiny 30 binary orders apart (f16: 29): fl32(big − tiny) = big, fl64 exact.
+TEST(HighwayAdversarial, RescansF32) { check_rescans<float, float>(0x1.ep20, 0x1p-10); }
+TEST(HighwayAdversarial, RescansF32InfRel) { check_rescans<float, float>(0x1.ep20, 0x1p-10, 0x1p-149); }
+TEST(HighwayAdversarial, RescansBF16) { check_rescans<bfloat16, bfloat16>(0x1.ep20, 0x1p-10); }
+TEST(HighwayAdversarial, RescansBF16InfRel) { check_rescans<bfloat16, bfloat16>(0x1.ep20, 0x1p-10, 0x1p-133); }
+TEST(HighwayAdversarial, RescansF16) { check_rescans<float16, float16>(0x1.ep15, 0x1p-14); }
+TEST(HighwayAdversarial, RescansF32BF16) { check_rescans<float, bfloat16>(0x1.ep20, 0x1p-10); }
+TEST(HighwayAdversarial, RescansF16F32) { check_rescans<float16, float>(0x1.ep15, 0x1p-14); }
+// double lanes: the differences exact in double (44 bits), then one that overflows it
+TEST(HighwayAdversarial, RescansF64) { check_rescans<double, double>(0x1.ep20, 0x1p-20); }
+TEST(HighwayAdversarial, RescansF64InfAbs) { check_rescans<double, double>(0x1.ep1023, 0x1p-20, 0, true); }
+
 }  // namespace

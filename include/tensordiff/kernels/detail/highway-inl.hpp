@@ -298,20 +298,66 @@ template <bool kMax, class D> HWY_INLINE double LaneExtreme(D d, hn::Vec<D> v) {
   return m;
 }
 
+/// First position in [begin, end) (a whole number of vectors of d) whose vector mask hit(j) has
+/// a true lane, or `end`. Four vectors per branch: with a branch per vector (mask to register,
+/// test, jump) the rescans cost about as much as the pass itself on a tensor of one block (README,
+/// "Thirty-first session").
+template <class D, class Hit> HWY_INLINE size_t FirstHit(D d, size_t begin, size_t end, Hit&& hit) {
+  const size_t L = hn::Lanes(d);
+  size_t j = begin;
+  for (; j + 4 * L <= end; j += 4 * L) {
+    if (!hn::AllFalse(d, hn::Or(hn::Or(hit(j), hit(j + L)), hn::Or(hit(j + 2 * L), hit(j + 3 * L))))) break;
+  }
+  for (; j < end; j += L) {
+    const intptr_t lane = hn::FindFirstTrue(d, hit(j));
+    if (lane >= 0) return j + static_cast<size_t>(lane);
+  }
+  return end;
+}
+
+/// FirstHit (`end`: none) of the lanes where value(j, x, y) (which sets x, y to the vectors of the
+/// pair's two sides) equals `target` and the pair may hold that maximum. A pair with a NaN / inf input has an |a − b|
+/// and a relative error of inf or NaN, never a finite value, so a finite target skips the
+/// finiteness test; an infinite one keeps it (finite pairs reach inf too: a − b of two doubles, a
+/// float quotient).
+template <class D, class Value> HWY_INLINE size_t FirstEqual(D d, size_t begin, size_t end, double target, Value&& value) {
+  const auto want = hn::Set(d, static_cast<hn::TFromD<D>>(target));
+  const auto scan = [&](auto finite_target) {
+    return FirstHit(d, begin, end, [&](size_t j) {
+      hn::Vec<D> x, y;
+      const auto eq = hn::Eq(value(j, x, y), want);
+      if constexpr (decltype(finite_target)::value) return eq;
+      else return hn::And(eq, BothFinite(x, y));
+    });
+  };
+  return std::isfinite(target) ? scan(std::true_type{}) : scan(std::false_type{});
+}
+
 /// First position in [begin, end) (a whole number of float vectors) whose finite pair has the
 /// relative error `target`, with FloatBlock's own operations (so its maximum is found bit for bit).
 template <class TA, class TB>
 HWY_INLINE size_t FloatRelIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                                   double target, float eps) {
   const hn::ScalableTag<float> df;
-  const auto want = hn::Set(df, static_cast<float>(target)), veps = hn::Set(df, eps);
-  for (size_t j = begin; j < end; j += hn::Lanes(df)) {
-    const auto fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
-    const auto hit = hn::And(hn::Eq(RelErrorF(df, fa, fb, veps), want), BothFinite(fa, fb));
-    const intptr_t lane = hn::FindFirstTrue(df, hit);
-    if (lane >= 0) return j + static_cast<size_t>(lane);
-  }
-  return begin;  // unreachable: the target came from one of these lanes
+  const auto veps = hn::Set(df, eps);
+  const size_t i = FirstEqual(df, begin, end, target, [&](size_t j, hn::Vec<decltype(df)>& fa, hn::Vec<decltype(df)>& fb) {
+    fa = LoadAsFloat(df, pa + j), fb = LoadAsFloat(df, pb + j);
+    return RelErrorF(df, fa, fb, veps);
+  });
+  return i < end ? i : begin;  // not found is unreachable: the target came from one of these lanes
+}
+
+/// BlockIndexOf's scan, `end` where no pair matches.
+template <bool kRel, class TA, class TB>
+HWY_INLINE size_t DoubleLaneScan(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                                 double target, const RelParams& r) {
+  const hn::ScalableTag<double> d;
+  const auto eps = hn::Set(d, r.eps);
+  return FirstEqual(d, begin, end, target, [&](size_t j, hn::Vec<decltype(d)>& va, hn::Vec<decltype(d)>& vb) {
+    va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
+    if constexpr (kRel) return RelErrorD(d, va, vb, eps, r);
+    else return hn::Abs(hn::Sub(va, vb));
+  });
 }
 
 /// First position in [begin, end) whose finite pair has |a − b| (or, with kRel, the relative
@@ -321,17 +367,33 @@ HWY_INLINE size_t FloatRelIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTR
 template <bool kRel, class TA, class TB>
 HWY_INLINE size_t BlockIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
                                double target, const RelParams& r) {
-  const hn::ScalableTag<double> d;
-  const auto want = hn::Set(d, target), eps = hn::Set(d, r.eps);
-  for (size_t j = begin; j < end; j += hn::Lanes(d)) {
-    const auto va = LoadAsDouble(d, pa + j), vb = LoadAsDouble(d, pb + j);
-    auto value = hn::Abs(hn::Sub(va, vb));
-    if constexpr (kRel) value = RelErrorD(d, va, vb, eps, r);
-    const auto hit = hn::And(hn::Eq(value, want), BothFinite(va, vb));
-    const intptr_t lane = hn::FindFirstTrue(d, hit);
-    if (lane >= 0) return j + static_cast<size_t>(lane);
+  const size_t i = DoubleLaneScan<kRel>(pa, pb, begin, end, target, r);
+  return i < end ? i : begin;  // not found is unreachable: the target came from one of these pairs
+}
+
+/// BlockIndexOf<false> for the float-lane pass (pairs of f32 / bf16 / f16): a float-lane scan
+/// picks the candidates first. With e the exact a − b and F = fl32(target) = fl32(|fl64(e)|),
+/// |fl32(e)| is F or a neighbour of F (rounding is monotone, and between |e| and fl64(|e|),
+/// half a double ulp apart, lies at most one float rounding boundary), so only float vectors
+/// with a lane in [pred F, succ F] are checked in double lanes (twice the lanes, no widening).
+template <class TA, class TB>
+HWY_INLINE size_t FloatPairAbsIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb, size_t begin, size_t end,
+                                      double target, const RelParams& r) {
+  const hn::ScalableTag<float> df;
+  const size_t NF = hn::Lanes(df);
+  const float f = static_cast<float>(target);
+  const auto lo = hn::Set(df, std::nextafter(f, -HUGE_VALF)), hi = hn::Set(df, std::nextafter(f, HUGE_VALF));
+  for (size_t j = begin; j < end; j += NF) {
+    j = FirstHit(df, j, end, [&](size_t i) {
+      const auto ad = hn::Abs(hn::Sub(LoadAsFloat(df, pa + i), LoadAsFloat(df, pb + i)));
+      return hn::And(hn::Ge(ad, lo), hn::Le(ad, hi));
+    });
+    if (j >= end) break;
+    j = begin + (j - begin) / NF * NF;  // the candidate's float vector, checked exactly
+    const size_t i = DoubleLaneScan<false>(pa, pb, j, j + NF, target, r);
+    if (i < j + NF) return i;
   }
-  return begin;  // unreachable: the target came from one of these lanes
+  return begin;  // unreachable: the target came from one of these pairs
 }
 
 /// BlockIndexOf<false> of a block that FloatBlock ran with kAbsInFloat: float lanes while every
@@ -356,7 +418,7 @@ HWY_INLINE size_t FloatAbsIndexOf(const TA* HWY_RESTRICT pa, const TB* HWY_RESTR
       if (lane >= 0) return j + static_cast<size_t>(lane);
     }
   }
-  return BlockIndexOf<false>(pa, pb, j, end, target, r);
+  return FloatPairAbsIndexOf(pa, pb, j, end, target, r);
 }
 
 /// The parts of the float-lane pass (bits of its kParts): detail::PassParts as one number.
@@ -778,7 +840,7 @@ HWY_INLINE void AccumulateFloat(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRIC
       [&](auto target, size_t begin, size_t end, double value) {
         if constexpr (decltype(target)::value) return FloatRelIndexOf(pa, pb, begin, end, value, eps);
         else if constexpr (kAbsInFloatPass<kParts, TA, TB>) return FloatAbsIndexOf(pa, pb, begin, end, value, rp);
-        else return BlockIndexOf<false>(pa, pb, begin, end, value, rp);
+        else return FloatPairAbsIndexOf(pa, pb, begin, end, value, rp);
       });
   out.merge(FloatCarryPartial<kParts>(carry));
 }

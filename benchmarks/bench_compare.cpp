@@ -22,6 +22,7 @@
 #include "tensordiff/metrics/compare.hpp"
 #include "tensordiff/kernels/default.hpp"
 #include "tensordiff/kernels/scalar.hpp"
+#include "cpu_speeds.hpp"
 #include "env_number.hpp"
 #include "read_sweep.hpp"
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
@@ -345,6 +346,8 @@ int register_all() {
   // The header of every run names the SIMD target the default kernel dispatched to.
   benchmark::AddCustomContext("tensordiff_kernel", kernels::default_kernel_description());
   benchmark::AddCustomContext("data_offset", std::to_string(data_offset()) + " bytes past 64-byte alignment");
+  if (const std::string speeds = tensordiff_bench::cpu_speeds(); !speeds.empty())
+    benchmark::AddCustomContext("cpu_speeds", speeds + " (dependent adds per ns)");
   std::vector<std::size_t> sizes = {32u << 10, 1u << 20, 16u << 20};
   const char* large = std::getenv("TD_BENCH_LARGE");
   if (large && *large && *large != '0') sizes.push_back(std::size_t{512} << 20);

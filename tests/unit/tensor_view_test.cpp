@@ -164,6 +164,46 @@ TensorView random_view(std::mt19937_64& g, const std::vector<std::uint32_t>& sto
   return TensorView(storage.data() + base, DType::uint32, shape, st);
 }
 
+/// The pair walk, the single walk and the native blocks of views a and b over [begin, end) visit
+/// every element once, in C order, with the values read() finds.
+void check_walks(const TensorView& a, const TensorView& b, std::uint64_t begin, std::uint64_t end, int trial) {
+  const std::uint64_t n = numel_of(a.shape);
+  std::uint64_t next = begin;
+  detail::for_each_run_pair<std::uint32_t, std::uint32_t>(
+      a, b, begin, end, [&](const std::uint32_t* pa, const std::uint32_t* pb, std::size_t m, std::uint64_t pos) {
+        ASSERT_EQ(pos, next) << "runs out of order or overlapping";
+        ASSERT_GT(m, 0u);
+        for (std::size_t i = 0; i < m; ++i) {
+          ASSERT_EQ(pa[i], static_cast<std::uint32_t>(read(a, pos + i))) << "trial " << trial;
+          ASSERT_EQ(pb[i], static_cast<std::uint32_t>(read(b, pos + i))) << "trial " << trial;
+        }
+        next += m;
+      });
+  ASSERT_EQ(next, end) << "trial " << trial << ": elements missed";
+  next = begin;
+  detail::for_each_run<std::uint32_t>(a, begin, end, [&](const std::uint32_t* p, std::size_t m, std::uint64_t pos) {
+    ASSERT_EQ(pos, next);
+    for (std::size_t i = 0; i < m; ++i) ASSERT_EQ(p[i], static_cast<std::uint32_t>(read(a, pos + i)));
+    next += m;
+  });
+  ASSERT_EQ(next, end);
+  // native blocks of the whole view concatenate to its C-order elements
+  std::vector<std::uint32_t> flat;
+  detail::for_each_native_block(a, [&](const std::byte* p, std::size_t bytes) {
+    const std::size_t old = flat.size();
+    flat.resize(old + bytes / 4);
+    std::memcpy(flat.data() + old, p, bytes);
+  });
+  ASSERT_EQ(flat.size(), n);
+  for (std::uint64_t i = 0; i < n; ++i) ASSERT_EQ(flat[i], static_cast<std::uint32_t>(read(a, i)));
+}
+
+/// A random sub-range [begin, end) of n elements.
+std::pair<std::uint64_t, std::uint64_t> random_range(std::mt19937_64& g, std::uint64_t n) {
+  const std::uint64_t begin = n ? g() % (n + 1) : 0, end = begin + (n - begin ? g() % (n - begin + 1) : 0);
+  return {begin, end};
+}
+
 TEST(Runs, RunPairVisitsEveryElementOnceInCOrder) {
   std::mt19937_64 g(77);
   std::vector<std::uint32_t> sa(1 << 16), sb(1 << 16);
@@ -174,37 +214,26 @@ TEST(Runs, RunPairVisitsEveryElementOnceInCOrder) {
     for (auto& d : shape) d = static_cast<std::int64_t>(g() % 6 == 0 ? 1 : g() % 7);
     if (trial % 10 == 0 && rank > 0) shape[0] = 600;  // longer than a gather block
     const TensorView a = random_view(g, sa, shape), b = random_view(g, sb, shape);
-    const std::uint64_t n = numel_of(shape);
-    const std::uint64_t begin = n ? g() % (n + 1) : 0, end = begin + (n - begin ? g() % (n - begin + 1) : 0);
-    std::uint64_t next = begin;
-    detail::for_each_run_pair<std::uint32_t, std::uint32_t>(
-        a, b, begin, end, [&](const std::uint32_t* pa, const std::uint32_t* pb, std::size_t m, std::uint64_t pos) {
-          ASSERT_EQ(pos, next) << "runs out of order or overlapping";
-          ASSERT_GT(m, 0u);
-          for (std::size_t i = 0; i < m; ++i) {
-            ASSERT_EQ(pa[i], static_cast<std::uint32_t>(read(a, pos + i))) << "trial " << trial;
-            ASSERT_EQ(pb[i], static_cast<std::uint32_t>(read(b, pos + i))) << "trial " << trial;
-          }
-          next += m;
-        });
-    ASSERT_EQ(next, end) << "trial " << trial << ": elements missed";
-    next = begin;
-    detail::for_each_run<std::uint32_t>(a, begin, end, [&](const std::uint32_t* p, std::size_t m, std::uint64_t pos) {
-      ASSERT_EQ(pos, next);
-      for (std::size_t i = 0; i < m; ++i) ASSERT_EQ(p[i], static_cast<std::uint32_t>(read(a, pos + i)));
-      next += m;
-    });
-    ASSERT_EQ(next, end);
-    // native blocks of the whole view concatenate to its C-order elements
-    std::vector<std::uint32_t> flat;
-    detail::for_each_native_block(a, [&](const std::byte* p, std::size_t bytes) {
-      const std::size_t old = flat.size();
-      flat.resize(old + bytes / 4);
-      std::memcpy(flat.data() + old, p, bytes);
-    });
-    ASSERT_EQ(flat.size(), n);
-    for (std::uint64_t i = 0; i < n; ++i) ASSERT_EQ(flat[i], static_cast<std::uint32_t>(read(a, i)));
+    const auto [begin, end] = random_range(g, numel_of(shape));
+    check_walks(a, b, begin, end, trial);
   }
+}
+
+// Ranks 9 and 10 whose dimensions do not merge: the coalesced layout (detail::Dims) holds more
+// dimensions than it keeps inline and moves them to the heap.
+TEST(Runs, LayoutsBeyondTheInlineRank) {
+  std::mt19937_64 g(78);
+  std::vector<std::uint32_t> sa(1 << 21), sb(1 << 21);
+  for (std::uint32_t i = 0; i < sa.size(); ++i) sa[i] = i, sb[i] = i ^ 0xabcdef;
+  int spilled = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const Shape shape(9 + trial % 2, 2);
+    const TensorView a = random_view(g, sa, shape), b = random_view(g, sb, shape);
+    spilled += detail::coalesce<2>({&a, &b}).shape.size() > detail::Dims::kInline;
+    const auto [begin, end] = random_range(g, numel_of(shape));
+    check_walks(a, b, begin, end, trial);
+  }
+  EXPECT_GT(spilled, 10) << "too few layouts beyond the inline rank to test the spill";
 }
 
 TEST(Runs, ByteSwappedViewsAreNative) {

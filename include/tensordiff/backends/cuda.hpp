@@ -239,8 +239,8 @@ inline Summary summarize(const TensorView& v, cudaStream_t stream = nullptr) {
 /// the result is on the host). `actual` is the NPU side, `expected` the bench (reference) side.
 inline Comparison compare(const TensorView& actual, const TensorView& expected, const CompareOptions& o = {},
                           cudaStream_t stream = nullptr) {
-  const TensorView a = o.squeeze ? actual.squeezed() : actual;
-  const TensorView b = o.squeeze ? expected.squeezed() : expected;
+  const ::tensordiff::detail::SqueezedView squeezed_a(actual, o.squeeze), squeezed_b(expected, o.squeeze);
+  const TensorView &a = *squeezed_a, &b = *squeezed_b;
   Comparison c;
   if (!::tensordiff::detail::start_comparison(c, a, b, o)) {
     if (c.validation == Validation::shape_unmatched) {

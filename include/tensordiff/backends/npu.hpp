@@ -181,8 +181,8 @@ inline double element_at(const TensorView& v, std::uint64_t flat, aclrtStream s)
 template <class Kernel = kernels::Default>
 Comparison compare(const TensorView& actual, const TensorView& expected, const CompareOptions& o = {},
                    aclrtStream stream = nullptr, const Options& opt = {}) {
-  const TensorView a = o.squeeze ? actual.squeezed() : actual;
-  const TensorView b = o.squeeze ? expected.squeezed() : expected;
+  const ::tensordiff::detail::SqueezedView squeezed_a(actual, o.squeeze), squeezed_b(expected, o.squeeze);
+  const TensorView &a = *squeezed_a, &b = *squeezed_b;
   Comparison c;
   if (!::tensordiff::detail::start_comparison(c, a, b, o)) {
     if (c.validation == Validation::shape_unmatched) {

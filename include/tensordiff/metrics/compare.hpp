@@ -325,8 +325,8 @@ void finish_comparison(Comparison& c, const TensorView& a, const TensorView& b, 
 /// dtype pair). Throws Error{unsupported} for complex inputs.
 template <class Kernel = kernels::Default>
 Comparison compare(const TensorView& actual, const TensorView& expected, const CompareOptions& o = {}) {
-  const TensorView a = o.squeeze ? actual.squeezed() : actual;
-  const TensorView b = o.squeeze ? expected.squeezed() : expected;
+  const detail::SqueezedView squeezed_a(actual, o.squeeze), squeezed_b(expected, o.squeeze);
+  const TensorView &a = *squeezed_a, &b = *squeezed_b;
   Comparison c;
   c.metrics = o.metrics;
   if (!detail::start_comparison(c, a, b, o)) {

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 #include "../tensor_view.hpp"
+#include "dims.hpp"
 #include "transpose_tile.hpp"
 
 TD_NAMESPACE_BEGIN
@@ -20,8 +21,8 @@ namespace detail {
 /// Shape and per-view strides after dropping extent-1 dimensions and merging
 /// dimensions that are contiguous in every view. Rank is at least 1.
 template <std::size_t K> struct CoalescedLayout {
-  std::vector<std::int64_t> shape;
-  std::array<std::vector<std::int64_t>, K> strides;
+  Dims shape;
+  std::array<Dims, K> strides;
 };
 
 template <std::size_t K> CoalescedLayout<K> coalesce(const std::array<const TensorView*, K>& views) {
@@ -62,7 +63,7 @@ template <std::size_t K, class F>
 void walk_runs(const CoalescedLayout<K>& L, std::uint64_t begin, std::uint64_t end, F&& f) {
   if (begin >= end) return;
   const std::size_t r = L.shape.size();
-  std::vector<std::int64_t> idx(r);
+  Dims idx(r);
   std::array<std::int64_t, K> off{};
   std::uint64_t rest = begin;
   for (std::size_t d = r; d-- > 0;) {

@@ -1,5 +1,6 @@
 // tensordiff — TensorView: a non-owning, strided, typed window on memory.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -197,12 +198,10 @@ namespace detail {
 class SqueezedView {
  public:
   SqueezedView(const TensorView& v, bool squeeze) : view_(&v) {
-    for (std::int64_t d : v.shape)
-      if (squeeze && d == 1) {
-        own_ = v.squeezed();
-        view_ = &own_;
-        break;
-      }
+    if (squeeze && std::find(v.shape.begin(), v.shape.end(), 1) != v.shape.end()) {
+      own_ = v.squeezed();
+      view_ = &own_;
+    }
   }
   SqueezedView(const SqueezedView&) = delete;
   SqueezedView& operator=(const SqueezedView&) = delete;

@@ -9,7 +9,8 @@ TD_NAMESPACE_BEGIN
 /// actual − expected as a C-contiguous float64 tensor of actual's shape. The
 /// shapes must be equal (extent-1 dimensions ignored); complex inputs are rejected.
 inline Tensor difference(const TensorView& actual, const TensorView& expected) {
-  const TensorView a = actual.squeezed(), e = expected.squeezed();
+  const detail::SqueezedView squeezed_a(actual, true), squeezed_e(expected, true);
+  const TensorView &a = *squeezed_a, &e = *squeezed_e;
   if (a.shape != e.shape)
     throw Error(ErrorCategory::mismatch, "cannot subtract tensors of shapes " + shape_to_string(actual.shape) +
                                              " and " + shape_to_string(expected.shape));

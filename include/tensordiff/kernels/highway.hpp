@@ -297,6 +297,57 @@ inline std::atomic<std::int64_t>& chosen() {
 
 }  // namespace detail
 
+namespace detail {
+// The dispatched passes, as templates that are not inline: under TD_SEPARATE_KERNELS the
+// declarations below make them extern, so a TU that calls kernels::Highway by name (the kernel
+// tests, a benchmark) links the kernels library's copy instead of compiling every pair for
+// every target again (~600 KB of code a target in each kernel test).
+template <class TA, class TB>
+void hwy_accumulate(const TA* a, const TB* b, std::size_t n, std::uint64_t first_index, const KernelParams& k,
+                    Partial& out) {
+  TD_HWY_DISPATCH(Accumulate<TA, TB>(a, b, n, first_index, k, out))
+}
+template <class T> void hwy_summarize(const T* x, std::size_t n, SideStats& out) {
+  TD_HWY_DISPATCH(Summarize<T>(x, n, out))
+}
+}  // namespace detail
+
+/// \cond detail
+#define TD_HWY_SEPARATE_PAIR(TA, TB)                                                                          \
+  TD_SEPARATE_PASS(void detail::hwy_accumulate<TA, TB>(const TA*, const TB*, std::size_t, std::uint64_t, \
+                                                       const KernelParams&, Partial&))
+#define TD_HWY_SEPARATE_FLOAT(T)                                                                   \
+  TD_HWY_SEPARATE_PAIR(T, float) TD_HWY_SEPARATE_PAIR(T, double) TD_HWY_SEPARATE_PAIR(T, float16) \
+  TD_HWY_SEPARATE_PAIR(T, bfloat16)
+#define TD_HWY_SEPARATE_TYPE(T) \
+  TD_SEPARATE_PASS(void detail::hwy_summarize<T>(const T*, std::size_t, SideStats&))
+// The pairs compare() hands this kernel (metrics/detail/pairing.hpp: every pair of floats, the same
+// integer type on both sides; other integer pairs are widened first) — one left out here costs
+// compile time, nothing else, and one that compare() never instantiates would cost the library's
+// build time (every target).
+TD_HWY_SEPARATE_FLOAT(float)
+TD_HWY_SEPARATE_FLOAT(double)
+TD_HWY_SEPARATE_FLOAT(float16)
+TD_HWY_SEPARATE_FLOAT(bfloat16)
+TD_HWY_SEPARATE_PAIR(std::int32_t, std::int32_t)
+TD_HWY_SEPARATE_PAIR(std::int16_t, std::int16_t)
+TD_HWY_SEPARATE_PAIR(std::int8_t, std::int8_t)
+TD_HWY_SEPARATE_PAIR(std::uint16_t, std::uint16_t)
+TD_HWY_SEPARATE_PAIR(std::uint8_t, std::uint8_t)
+TD_HWY_SEPARATE_TYPE(float)
+TD_HWY_SEPARATE_TYPE(double)
+TD_HWY_SEPARATE_TYPE(float16)
+TD_HWY_SEPARATE_TYPE(bfloat16)
+TD_HWY_SEPARATE_TYPE(std::int32_t)
+TD_HWY_SEPARATE_TYPE(std::int16_t)
+TD_HWY_SEPARATE_TYPE(std::int8_t)
+TD_HWY_SEPARATE_TYPE(std::uint16_t)
+TD_HWY_SEPARATE_TYPE(std::uint8_t)
+#undef TD_HWY_SEPARATE_TYPE
+#undef TD_HWY_SEPARATE_FLOAT
+#undef TD_HWY_SEPARATE_PAIR
+/// \endcond
+
 namespace kernels {
 
 /// Names of the Highway targets compiled into this TU that the CPU supports,
@@ -341,7 +392,7 @@ struct Highway {
   static void accumulate(const TA* a, const TB* b, std::size_t n, std::uint64_t first_index, const KernelParams& k,
                          Partial& out) {
     if constexpr (detail::hwy_vectorised_v<TA> && detail::hwy_vectorised_v<TB>) {
-      TD_HWY_DISPATCH(Accumulate<TA, TB>(a, b, n, first_index, k, out))
+      detail::hwy_accumulate(a, b, n, first_index, k, out);
     } else {
       Scalar::accumulate(a, b, n, first_index, k, out);
     }
@@ -350,7 +401,7 @@ struct Highway {
   /// Folds n elements of one side into `out`.
   template <class T> static void summarize(const T* x, std::size_t n, SideStats& out) {
     if constexpr (detail::hwy_vectorised_v<T>) {
-      TD_HWY_DISPATCH(Summarize<T>(x, n, out))
+      detail::hwy_summarize(x, n, out);
     } else {
       Scalar::summarize(x, n, out);
     }

@@ -15,8 +15,9 @@
 //
 // The other TUs then only call the passes (extern template): a TU with
 // compare() compiles in about 6 s. Results are the same bits: the same code,
-// compiled once. Kernels named explicitly (compare<kernels::Scalar>) are
-// still compiled where they are used.
+// compiled once. kernels::Highway named explicitly uses the same passes
+// (kernels/highway.hpp); other kernels named explicitly
+// (compare<kernels::Scalar>) are still compiled where they are used.
 #pragma once
 #ifdef TD_NAMESPACE_BEGIN
 #error "include tensordiff/metrics/instantiate.hpp in a .cpp file of its own, before any other tensordiff header"

@@ -1,6 +1,6 @@
 # ctest: CALLER (an object compiled with TD_SEPARATE_KERNELS) refers to the default kernel's
-# passes and a standard's check pass without defining them; KERNELS (the library of
-# metrics/instantiate.hpp) defines them.
+# passes, a standard's check pass and kernels::Highway's own pass without defining them;
+# KERNELS (the library of metrics/instantiate.hpp) defines them.
 #   cmake -DNM=nm -DCALLER=a.o -DKERNELS=libk.a -P check_separate_kernels.cmake
 function(symbols file out)
   execute_process(COMMAND ${NM} -C ${file} RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
@@ -12,7 +12,7 @@ endfunction()
 symbols(${CALLER} caller)
 symbols(${KERNELS} kernels)
 foreach(pass "detail::accumulate_range<[^\n]*kernels::Highway>" "summarize<[^\n]*kernels::Highway>"
-             "detail::run_standard<[^\n]*standards::Torch>")
+             "detail::run_standard<[^\n]*standards::Torch>" "detail::hwy_accumulate<float, [^\n]*bfloat16>")
   if(NOT caller MATCHES " U [^\n]*${pass}")
     message(FATAL_ERROR "${CALLER} does not call ${pass}")
   endif()

@@ -295,9 +295,6 @@ inline std::atomic<std::int64_t>& chosen() {
 #endif
 /// \endcond
 
-}  // namespace detail
-
-namespace detail {
 // The dispatched passes, as templates that are not inline: under TD_SEPARATE_KERNELS the
 // declarations below make them extern, so a TU that calls kernels::Highway by name (the kernel
 // tests, a benchmark) links the kernels library's copy instead of compiling every pair for

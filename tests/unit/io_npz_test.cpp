@@ -19,9 +19,6 @@ constexpr bool have_zlib = false;
 #define NPZ_SUITE(name) name##NoZlib  // distinct ctest names for the second build
 #endif
 
-tio::FileHandle mem(const std::string& bytes, const std::string& name = "mem.npz") {
-  return tio::MappedFile::from_bytes(name, bytes.data(), bytes.size());
-}
 
 TEST(NPZ_SUITE(NpzGolden), EverySidecar) {
   const auto cars = sidecars("npz", ".npz");

@@ -18,13 +18,16 @@
 #include "tensordiff/io/pt.hpp"
 #include "tensordiff/io/registry.hpp"
 
+#include "io_test_util.hpp"
+
 namespace td = tensordiff;
 namespace io = tensordiff::io;
 using json = nlohmann::json;
 
 namespace {
 
-const std::string data_dir = TD_TEST_DATA_DIR;
+using iotest::data_dir;
+using iotest::read_json;
 
 std::vector<std::string> list_dir(const std::string& dir, const std::string& suffix) {
   std::vector<std::string> out;
@@ -37,11 +40,6 @@ std::vector<std::string> list_dir(const std::string& dir, const std::string& suf
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return json::parse(in);
 }
 
 std::vector<io::LoadedTensor> load(const std::string& path, io::LoadOptions opt = {}) {
@@ -175,7 +173,7 @@ void check_tensor(const io::LoadedTensor& got, const json& want, const std::stri
 // A float8 storage (torch >= 2.1: UntypedStorage + _rebuild_tensor_v3 with torch.float8_e4m3fn) is
 // read as float8_e4m3fn, never as uint8 numbers; the sidecar's decoded values come from the generator.
 TEST(PtGolden, Float8ReadAsFloat8) {
-  const std::string file = data_dir + "/pt/rebuild_v3_uint16_float8.pt";
+  const std::string file = data_dir() + "/pt/rebuild_v3_uint16_float8.pt";
   const json meta = read_json(file + ".json");
   const auto got = io::load_pt(io::MappedFile::open(file), io::LoadOptions{});
   ASSERT_EQ(got.size(), 2u);
@@ -189,7 +187,7 @@ TEST(PtGolden, Float8ReadAsFloat8) {
 }
 
 TEST(PtGolden, EveryFileMatchesItsSidecar) {
-  const std::string dir = data_dir + "/pt/";
+  const std::string dir = data_dir() + "/pt/";
   const auto sidecars = list_dir(dir, ".pt.json");
   ASSERT_GE(sidecars.size(), 40u) << "golden files missing: run tests/data/generate_goldens.py";
   std::size_t ok = 0, errors = 0;
@@ -247,7 +245,7 @@ TEST(PtGolden, ErrorMessages) {
       {"quantized_tensor.pt", td::ErrorCategory::unsupported, "unsupported tensor kind"},
   };
   for (const Case& c : cases) {
-    const std::string path = data_dir + "/pt/" + c.file;
+    const std::string path = data_dir() + "/pt/" + c.file;
     try {
       load(path);
       ADD_FAILURE() << c.file << ": no error";
@@ -263,7 +261,7 @@ TEST(PtGolden, ErrorMessages) {
 }
 
 TEST(PtLoad, ZeroCopyViewsAndSharing) {
-  const std::string path = data_dir + "/pt/shared_storage_views.pt";
+  const std::string path = data_dir() + "/pt/shared_storage_views.pt";
   io::LoadOptions opt;
   opt.map = io::MapPolicy::always;
   const auto file = io::MappedFile::open(path, opt.map);
@@ -285,19 +283,19 @@ TEST(PtLoad, ZeroCopyViewsAndSharing) {
 }
 
 TEST(PtLoad, RegistryDetectsPt) {
-  const auto all = io::load(data_dir + "/pt/dict.pt");
+  const auto all = io::load(data_dir() + "/pt/dict.pt");
   EXPECT_EQ(all.size(), 3u);
-  const auto legacy = io::load(data_dir + "/pt/legacy_single.pt");
+  const auto legacy = io::load(data_dir() + "/pt/legacy_single.pt");
   EXPECT_EQ(legacy.size(), 1u);
-  EXPECT_EQ(io::Registry::global().detect(io::detail::make_probe(*io::MappedFile::open(data_dir + "/pt/dict.pt")))->name(), "pt");
+  EXPECT_EQ(io::Registry::global().detect(io::detail::make_probe(*io::MappedFile::open(data_dir() + "/pt/dict.pt")))->name(), "pt");
 }
 
 TEST(PtLoad, BigEndianAndLocations) {
-  for (const auto& t : load(data_dir + "/pt/bigendian.pt"))
+  for (const auto& t : load(data_dir() + "/pt/bigendian.pt"))
     if (t.tensor.view().itemsize() > 1) { EXPECT_EQ(t.tensor.view().byte_order, td::ByteOrder::big) << t.path; }
-  EXPECT_EQ(load(data_dir + "/pt/location_cuda0.pt").at(0).meta.location, "cuda:0");
-  EXPECT_EQ(load(data_dir + "/pt/location_npu0.pt").at(0).meta.location, "npu:0");
-  const auto npu = load(data_dir + "/pt/npu_rebuild.pt");
+  EXPECT_EQ(load(data_dir() + "/pt/location_cuda0.pt").at(0).meta.location, "cuda:0");
+  EXPECT_EQ(load(data_dir() + "/pt/location_npu0.pt").at(0).meta.location, "npu:0");
+  const auto npu = load(data_dir() + "/pt/npu_rebuild.pt");
   EXPECT_EQ(npu.at(0).meta.extra.at("rebuild"), "torch_npu.utils.storage._rebuild_npu_tensor");
   EXPECT_EQ(npu.at(0).meta.extra.count("npu_format"), 1u);
 }
@@ -305,7 +303,7 @@ TEST(PtLoad, BigEndianAndLocations) {
 // Hostile files written by tests/data/generate_hostile_pt.py; each sidecar
 // names the expected category and a piece of the message.
 TEST(PtHostile, GeneratedFiles) {
-  const std::string dir = data_dir + "/pt_hostile/";
+  const std::string dir = data_dir() + "/pt_hostile/";
   const auto sidecars = list_dir(dir, ".json");
   ASSERT_GE(sidecars.size(), 10u) << "run tests/data/generate_hostile_pt.py";
   for (const std::string& sc : sidecars) {
@@ -335,7 +333,7 @@ TEST(PtHostile, GeneratedFiles) {
 // Every prefix and many single-byte corruptions of real files fail cleanly or load.
 TEST(PtHostile, TruncationsAndBitFlips) {
   for (const char* name : {"module_state_dict.pt", "legacy_shared.pt", "protocol4.pt"}) {
-    std::ifstream in(data_dir + "/pt/" + name, std::ios::binary);
+    std::ifstream in(data_dir() + "/pt/" + name, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ASSERT_FALSE(bytes.empty());
     std::size_t errors = 0;

@@ -18,9 +18,6 @@ std::string st_file(const std::string& json, const std::string& data, std::size_
   return out + h + data;
 }
 
-tio::FileHandle mem(const std::string& bytes, const std::string& name = "m.safetensors") {
-  return tio::MappedFile::from_bytes(name, bytes.data(), bytes.size());
-}
 
 TEST(Safetensors, LoadsEveryDtypeInBufferOrder) {
   // b (BF16 x2) is listed first in JSON but lies after a in the buffer.

@@ -19,12 +19,18 @@
 
 #include <nlohmann/json.hpp>
 #include <tensordiff/core/tensor.hpp>
+#include <tensordiff/io/mapped_file.hpp>
 
 namespace iotest {
 using namespace tensordiff;
 namespace fs = std::filesystem;
 
 inline std::string data_dir() { return TD_TEST_DATA_DIR; }
+
+/// In-memory bytes as the file a reader opens; `name` is what its errors quote.
+inline io::FileHandle mem(const std::string& bytes, const std::string& name = "memory") {
+  return io::MappedFile::from_bytes(name, bytes.data(), bytes.size());
+}
 
 // ---------------------------------------------------------------- MD5
 inline std::string md5_hex(const void* data, std::size_t n) {

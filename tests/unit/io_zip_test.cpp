@@ -13,9 +13,6 @@ using namespace iotest;
 namespace tio = tensordiff::io;
 using tio::detail::ZipArchive;
 
-tio::FileHandle mem(const std::string& bytes, const std::string& name = "mem.zip") {
-  return tio::MappedFile::from_bytes(name, bytes.data(), bytes.size());
-}
 std::string str(tio::ByteSpan s) { return std::string(reinterpret_cast<const char*>(s.data), s.size); }
 
 TEST(Zip, RealNpzArchivesMatchTheirSidecars) {

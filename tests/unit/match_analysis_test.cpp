@@ -14,7 +14,6 @@ namespace td = tensordiff;
 using namespace mt;
 
 namespace {
-const fs::path kDumps = fs::path(TD_TEST_DATA_DIR) / "dumps";
 constexpr double kStatRtol = 1e-5;
 
 nlohmann::json expected(const std::string& scenario) {

@@ -20,6 +20,9 @@
 namespace mt {
 namespace fs = std::filesystem;
 
+/// The bundled dump scenarios (tests/data/dumps/<scenario>/{npu,bench,expected.json}).
+inline const fs::path kDumps = fs::path(TD_TEST_DATA_DIR) / "dumps";
+
 /// A fresh temporary folder, removed at destruction.
 struct TempDir {
   fs::path path;

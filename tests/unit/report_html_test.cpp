@@ -12,12 +12,14 @@
 #include <tensordiff/match/compare_dumps.hpp>
 #include <tensordiff/report/html_dump.hpp>
 
+#include "match_test_util.hpp"
+
 namespace td = tensordiff;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-const fs::path kDumps = fs::path(TD_TEST_DATA_DIR) / "dumps";
+using mt::kDumps;
 
 td::report::HtmlRow row(const std::string& entry, const std::string& suffix, const std::string& status) {
   td::report::HtmlRow r;

@@ -19,7 +19,6 @@ constexpr bool have_zlib = false;
 #define NPZ_SUITE(name) name##NoZlib  // distinct ctest names for the second build
 #endif
 
-
 TEST(NPZ_SUITE(NpzGolden), EverySidecar) {
   const auto cars = sidecars("npz", ".npz");
   ASSERT_GE(cars.size(), 3u);

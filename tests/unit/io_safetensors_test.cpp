@@ -18,7 +18,6 @@ std::string st_file(const std::string& json, const std::string& data, std::size_
   return out + h + data;
 }
 
-
 TEST(Safetensors, LoadsEveryDtypeInBufferOrder) {
   // b (BF16 x2) is listed first in JSON but lies after a in the buffer.
   const std::vector<float> a{1.5f, -2.0f, 3.25f, 4.0f};

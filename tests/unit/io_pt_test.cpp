@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -28,19 +27,7 @@ namespace {
 
 using iotest::data_dir;
 using iotest::read_json;
-
-std::vector<std::string> list_dir(const std::string& dir, const std::string& suffix) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string n = e->d_name;
-      if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) out.push_back(n);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using iotest::sidecars;
 
 std::vector<io::LoadedTensor> load(const std::string& path, io::LoadOptions opt = {}) {
   return io::load_pt(io::MappedFile::open(path), opt);
@@ -188,11 +175,11 @@ TEST(PtGolden, Float8ReadAsFloat8) {
 
 TEST(PtGolden, EveryFileMatchesItsSidecar) {
   const std::string dir = data_dir() + "/pt/";
-  const auto sidecars = list_dir(dir, ".pt.json");
-  ASSERT_GE(sidecars.size(), 40u) << "golden files missing: run tests/data/generate_goldens.py";
+  const auto cars = sidecars("pt", ".pt");
+  ASSERT_GE(cars.size(), 40u) << "golden files missing: run tests/data/generate_goldens.py";
   std::size_t ok = 0, errors = 0;
-  for (const std::string& sc : sidecars) {
-    const json meta = read_json(dir + sc);
+  for (const std::string& sc : cars) {
+    const json meta = read_json(sc);
     const std::string file = dir + meta["file"].get<std::string>();
     SCOPED_TRACE(file);
     if (meta["expect_error"].get<bool>()) {
@@ -304,10 +291,10 @@ TEST(PtLoad, BigEndianAndLocations) {
 // names the expected category and a piece of the message.
 TEST(PtHostile, GeneratedFiles) {
   const std::string dir = data_dir() + "/pt_hostile/";
-  const auto sidecars = list_dir(dir, ".json");
-  ASSERT_GE(sidecars.size(), 10u) << "run tests/data/generate_hostile_pt.py";
-  for (const std::string& sc : sidecars) {
-    const json meta = read_json(dir + sc);
+  const auto cars = sidecars("pt_hostile", "");
+  ASSERT_GE(cars.size(), 10u) << "run tests/data/generate_hostile_pt.py";
+  for (const std::string& sc : cars) {
+    const json meta = read_json(sc);
     const std::string path = dir + meta["file"].get<std::string>();
     SCOPED_TRACE(path);
     if (!meta["expect_error"].get<bool>()) {

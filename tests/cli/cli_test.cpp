@@ -216,6 +216,16 @@ TEST(Cli, VersionNamesTheKernelTarget) {
   EXPECT_NE(r.out.find("\nkernel: "), std::string::npos) << r.out;  // "highway AVX3 (run-time dispatch)" or "scalar"
 }
 
+TEST(Cli, VersionNamesThePrefetchChoiceOfAvx512Targets) {
+  for (const std::string setting : {"0", "1"}) {
+    const CliRun r = td_test::shell("TD_HWY_PREFETCH=" + setting + " " + TD_CLI + " --version");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const bool avx512 = r.out.find("\nkernel: highway AVX3") != std::string::npos;
+    const std::string want = std::string(", prefetch ") + (setting == "1" ? "on" : "off") + ": TD_HWY_PREFETCH=" + setting + ")";
+    EXPECT_EQ(r.out.find(want) != std::string::npos, avx512) << r.out;
+  }
+}
+
 TEST(Cli, DiffMetricsSelectsTheMetricSet) {
   const std::string a = data("npy/float32_fortran_3x4.npy");
   const CliRun r = run("diff --json --metrics cosine,max_rel " + a + " " + a);

@@ -2,10 +2,14 @@
 // CPU supports (HWY_COMPILE_ALL_ATTAINABLE, forced one by one as TD_FORCE_TARGET would), and
 // compare() over odd-strided, reversed and transposed views with NaN / inf at run edges.
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "kernels_highway_test_util.hpp"
 
 #include "kernels_adversarial.hpp"
+#include "tensordiff/kernels/detail/software_prefetch.hpp"
 #include "tensordiff/metrics/compare.hpp"
 
 namespace {
@@ -18,6 +22,34 @@ using td_test::for_each_highway_target;
   TEST(HighwayAdversarial, NAME) { td_test::check_adversarial<kernels::Highway, TA, TB>(EachHighwayTarget{}); }
 
 TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
+
+// The AVX-512 passes' software prefetch (software_prefetch.hpp): TD_HWY_PREFETCH=0 / 1 decides,
+// else the vendor, which /proc/cpuinfo names without CPUID. ctest also runs this binary with
+// each setting, so the checks above see both loops whatever the machine's vendor.
+TEST(HighwayPrefetch, ChoiceFollowsTheEnvironmentThenTheVendor) {
+  const detail::PrefetchChoice& c = detail::avx512_prefetch();
+  const char* env = std::getenv("TD_HWY_PREFETCH");
+  const std::string set = env ? env : "";
+  if (set == "0" || set == "1") {
+    EXPECT_EQ(c.on, set == "1");
+    EXPECT_EQ(std::string(c.reason), "TD_HWY_PREFETCH=" + set);
+    return;
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  if (!cpuinfo) GTEST_SKIP() << "no /proc/cpuinfo to name the vendor";
+  std::string line, vendor;
+  while (vendor.empty() && std::getline(cpuinfo, line))
+    if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 2);
+  ASSERT_FALSE(vendor.empty()) << "no vendor_id line in /proc/cpuinfo";
+  EXPECT_EQ(detail::cpu_is_intel(), vendor == "GenuineIntel") << vendor;
+  EXPECT_EQ(c.on, vendor == "GenuineIntel") << vendor;
+  EXPECT_EQ(std::string(c.reason), c.on ? "Intel" : "not Intel");
+#else
+  EXPECT_FALSE(detail::cpu_is_intel());
+  EXPECT_FALSE(c.on);
+#endif
+}
 
 // Relative errors that are NaN for finite pairs (eps 0 or inf, the float32 rule over float64
 // values beyond float's range) are skipped by the maximum, as the reference skips them.

@@ -9,15 +9,23 @@
 
 #if defined(TD_HAS_HIGHWAY) && TD_HAS_HIGHWAY
 #include "highway.hpp"
+#include "detail/software_prefetch.hpp"
 TD_NAMESPACE_BEGIN
 namespace kernels {
 /// The kernel of compare() and summarize() when none is named: kernels::Highway here
 /// (TD_HAS_HIGHWAY=1), kernels::Scalar without Highway.
 using Default = Highway;
-/// What kernels::Default runs now, for --version and the benchmarks: "highway AVX3_DL
-/// (run-time dispatch)", "highway AVX2 (static)" or "scalar".
+/// What kernels::Default runs now, for --version and the benchmarks: "highway AVX2 (static)",
+/// "highway AVX3_DL (run-time dispatch, prefetch on: Intel)" (AVX-512 targets name their
+/// software-prefetch choice, detail::avx512_prefetch()) or "scalar".
 inline std::string default_kernel_description() {
-  return std::string("highway ") + highway_target() + (detail::hwy_dispatch::dynamic ? " (run-time dispatch)" : " (static)");
+  const std::string target = highway_target();
+  std::string s = "highway " + target + (detail::hwy_dispatch::dynamic ? " (run-time dispatch" : " (static");
+  if (target.rfind("AVX3", 0) == 0) {
+    const detail::PrefetchChoice& p = detail::avx512_prefetch();
+    s += std::string(", prefetch ") + (p.on ? "on: " : "off: ") + p.reason;
+  }
+  return s + ")";
 }
 }
 TD_NAMESPACE_END

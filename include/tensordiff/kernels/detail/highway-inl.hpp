@@ -61,6 +61,7 @@
 #include "../partial.hpp"
 #include "block_driver.hpp"
 #include "ratio_cut.hpp"
+#include "software_prefetch.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensordiff {
@@ -567,6 +568,18 @@ inline constexpr bool kMultiWalk = false;
 inline constexpr bool kMultiWalk = kX86BeforeAvx512;
 #endif
 
+/// Whether a block of the passes prefetches the next one (PrefetchNextBlock): always on kMultiWalk
+/// targets (see above), on x86's AVX-512 targets where detail::avx512_prefetch() says so (Intel:
+/// one busy core keeps too few misses in flight; software_prefetch.hpp), never elsewhere. Read
+/// once a block, not a step: a local bool the loop's branch predicts.
+HWY_INLINE bool PrefetchBlocks() {
+  if constexpr (kMultiWalk) return true;
+#if HWY_ARCH_X86
+  if constexpr (!kX86BeforeAvx512) return avx512_prefetch().on;
+#endif
+  return false;
+}
+
 /// Vector steps per block of the float-lane pass (AccumulateFloat): 256, or on kMultiWalk targets
 /// as many as fill 4 KiB of the wider side (at most 256). The double-sum walks re-read the block
 /// from L1 while the next blocks stream in: with 8 KiB a side (f32 on AVX2), the block, its
@@ -646,8 +659,11 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
   // Zen 2, full set in cache: f32 +9–10 %, bf16 / f16 +5–8 % (README, twenty-fifth session).
   constexpr bool kRelSumLater = kSplit && kRelSum;
   HWY_ALIGN float quotients[kRelSumLater ? HWY_MAX_BYTES / sizeof(float) * kFloatSteps<TA, TB> : 1];
-  // the walk with the float-lane parts prefetches ahead: the one walk, or kSplit's first
-  constexpr bool kPrefetch = kMultiWalk && !kChecked;
+  // the walk with the float-lane parts prefetches ahead: the one walk, or kSplit's first (blocks
+  // of ≤ 4 KiB there, kFloatAheadBlocks ahead; elsewhere one 8 KiB stretch: 24 KiB cost ~5 % in
+  // cache on Ice Lake-SP, 8 KiB nothing)
+  const bool prefetch = !kChecked && PrefetchBlocks();
+  constexpr size_t kAhead = kMultiWalk ? kFloatAheadBlocks : 1;
   // The double sums of lanes [h, h + N) of the float vectors fa, fb at j, into the first
   // accumulator set or (kUpper) the second; Σ rel (kRelSumLater: never with kTwoChains) has one.
   auto half_sums = [&](auto upper, auto fa, auto fb, size_t j, size_t h) {
@@ -690,8 +706,8 @@ HWY_INLINE bool FloatBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb,
       for (size_t u = kU0; u < kU1; ++u) {
         const size_t j = w + u * NF;
         const auto fa = LoadSub<kInterleave>(df, pa, w, u), fb = LoadSub<kInterleave>(df, pb, w, u);
-        if constexpr (kPrefetch && kF) {
-          if (u == 0) PrefetchNextBlock<kFloatAheadBlocks>(pa, pb, begin, end, w);
+        if constexpr (kF) {
+          if (u == 0 && prefetch) PrefetchNextBlock<kAhead>(pa, pb, begin, end, w);
         }
         if constexpr (kF && kChecked) {
           if (HWY_UNLIKELY(!hn::AllTrue(df, BothFinite(fa, fb)))) {
@@ -976,7 +992,7 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
   // of the sides, else Σa² and Σb², else Σ|a − b| (summed for the probe if the set has no sum).
   constexpr bool kProbeAbs = !kIntegral && !kSides && !kDot;
   // x86 before AVX-512 (kMultiWalk): the hardware prefetcher alone left the lean sets short.
-  constexpr bool kPrefetch = kMultiWalk && !kChecked;
+  const bool prefetch = !kChecked && PrefetchBlocks();
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   auto dot = hn::Zero(d), ssd = hn::Zero(d), sad = hn::Zero(d), srel = hn::Zero(d);
@@ -995,7 +1011,7 @@ HWY_INLINE bool DoubleBlock(const TA* HWY_RESTRICT pa, const TB* HWY_RESTRICT pb
         continue;
       }
     }
-    if constexpr (kPrefetch) PrefetchNextBlock(pa, pb, begin, end, j);
+    if (prefetch) PrefetchNextBlock(pa, pb, begin, end, j);
     if constexpr (kSides) {
       SideAdd(va, mna, mxa, sa, sqa);
       SideAdd(vb, mnb, mxb, sb, sqb);
@@ -1259,9 +1275,10 @@ HWY_NOINLINE void IntBlock(const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, s
   auto sa = hn::Zero(d32), sb = hn::Zero(d32);
   auto mabs = hn::Zero(du16);
   auto sqa = hn::Zero(d32), sqa_high = sqa, sqb = sqa, sqb_high = sqa, dot = sqa, dot_high = sqa;
+  const bool prefetch = PrefetchBlocks();
   for (size_t j = begin; j < end; j += N) {
     const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);
-    if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);
+    if (prefetch) PrefetchNextBlock(pa, pb, begin, end, j);
     if constexpr (kSides) {
       MinMax(va, mna, mxa);
       MinMax(vb, mnb, mxb);
@@ -1407,10 +1424,14 @@ template <class D16, class T, class VU, class F>
 HWY_INLINE void ForEachVectorPair(D16 d16, const T* HWY_RESTRICT pa, const T* HWY_RESTRICT pb, size_t begin, size_t end,
                                   VU& best_d, VU& best_b, VU& best_d2, VU& best_b2, F&& vector) {
   const size_t N = hn::Lanes(d16);
+  const bool prefetch = PrefetchBlocks();
   for (size_t j = begin; j < end; j += 2 * N) {
     const auto va = LoadAsInt16(d16, pa + j), vb = LoadAsInt16(d16, pb + j);  // a first: see IntRelStep
     const auto va2 = LoadAsInt16(d16, pa + j + N), vb2 = LoadAsInt16(d16, pb + j + N);
-    if constexpr (kMultiWalk) PrefetchNextBlock(pa, pb, begin, end, j);  // as IntBlock
+    if (prefetch) {  // as IntBlock; a step of int16 on AVX-512 spans two lines
+      PrefetchNextBlock(pa, pb, begin, end, j);
+      PrefetchNextBlock(pa, pb, begin, end, j + N);
+    }
     vector(va, vb, best_d, best_b);
     vector(va2, vb2, best_d2, best_b2);
   }

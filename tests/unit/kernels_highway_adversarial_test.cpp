@@ -23,9 +23,20 @@ using td_test::for_each_highway_target;
 
 TD_FOR_EACH_ADVERSARIAL_PAIR(TD_ADV_TEST)
 
+#if defined(__x86_64__) || defined(__i386__)
+// The first /proc/cpuinfo line `<key>\t: value` (the value), or "" without one: the kernel's own
+// CPUID reads checked against what Linux reports.
+std::string proc_cpuinfo(const std::string& key) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind(key, 0) == 0 && line.find(':') != std::string::npos) return line.substr(line.find(':') + 2);
+  return "";
+}
+#endif
+
 // The AVX-512 passes' software prefetch (software_prefetch.hpp): TD_HWY_PREFETCH=0 / 1 decides,
-// else the vendor, which /proc/cpuinfo names without CPUID. ctest also runs this binary with
-// each setting, so the checks above see both loops whatever the machine's vendor.
+// else the vendor. ctest also runs this binary with each setting, so the checks above see both
+// loops whatever the machine's vendor.
 TEST(HighwayPrefetch, ChoiceFollowsTheEnvironmentThenTheVendor) {
   const detail::PrefetchChoice& c = detail::avx512_prefetch();
   const char* env = std::getenv("TD_HWY_PREFETCH");
@@ -36,18 +47,29 @@ TEST(HighwayPrefetch, ChoiceFollowsTheEnvironmentThenTheVendor) {
     return;
   }
 #if defined(__x86_64__) || defined(__i386__)
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  if (!cpuinfo) GTEST_SKIP() << "no /proc/cpuinfo to name the vendor";
-  std::string line, vendor;
-  while (vendor.empty() && std::getline(cpuinfo, line))
-    if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 2);
-  ASSERT_FALSE(vendor.empty()) << "no vendor_id line in /proc/cpuinfo";
+  const std::string vendor = proc_cpuinfo("vendor_id");
+  if (vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo";
   EXPECT_EQ(detail::cpu_is_intel(), vendor == "GenuineIntel") << vendor;
   EXPECT_EQ(c.on, vendor == "GenuineIntel") << vendor;
   EXPECT_EQ(std::string(c.reason), c.on ? "Intel" : "not Intel");
 #else
   EXPECT_FALSE(detail::cpu_is_intel());
   EXPECT_FALSE(c.on);
+#endif
+}
+
+// The target check reads F16C and VAES from CPUID itself (clang 14's __builtin_cpu_supports lacks
+// them): the bits must be the ones Linux lists as the flags f16c / vaes.
+TEST(HighwayTargets, CpuidFeatureBitsAgreeWithProcCpuinfo) {
+#if defined(__x86_64__) || defined(__i386__)
+  const std::string flags = " " + proc_cpuinfo("flags") + " ";
+  if (flags == "  ") GTEST_SKIP() << "no flags in /proc/cpuinfo";
+  EXPECT_EQ(detail::x86_cpuid_bit(1, 0, 2, 29), flags.find(" f16c ") != std::string::npos) << flags;
+  EXPECT_EQ(detail::x86_cpuid_bit(7, 0, 2, 9), flags.find(" vaes ") != std::string::npos) << flags;
+  EXPECT_EQ(detail::x86_cpuid_bit(1, 0, 3, 26), flags.find(" sse2 ") != std::string::npos) << flags;
+  EXPECT_FALSE(detail::x86_cpuid_bit(0x7fffffffu, 0, 0, 0));  // beyond the highest leaf
+#else
+  EXPECT_FALSE(detail::x86_cpuid_bit(1, 0, 2, 29));
 #endif
 }
 

@@ -39,6 +39,7 @@
 #include <sys/prctl.h>  // prctl(PR_SVE_GET_VL): SVE vector length
 #endif
 
+#include "detail/cpuid.hpp"
 #include "partial.hpp"
 #include "scalar.hpp"
 
@@ -140,13 +141,16 @@ inline bool cpu_supports(std::int64_t target) {
   const bool ssse3 = __builtin_cpu_supports("ssse3");
   const bool sse4 = ssse3 && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("sse4.2") &&
                     __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("aes");
+  // CPUID for F16C (leaf 1, ecx 29) and VAES (leaf 7, ecx 9): clang 14's __builtin_cpu_supports
+  // knows neither name (a compile error); the AVX state they need is checked with avx2 / avx3.
+  const bool f16c = x86_cpuid_bit(1, 0, 2, 29), vaes = x86_cpuid_bit(7, 0, 2, 9);
   const bool avx2 = sse4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+                    __builtin_cpu_supports("bmi2") && f16c;
   const bool avx3 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
   const bool avx3_dl = avx3 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vbmi2") &&
                        __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("avx512vpopcntdq") &&
-                       __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("vaes") &&
+                       __builtin_cpu_supports("vpclmulqdq") && vaes &&
                        __builtin_cpu_supports("avx512vbmi");
   switch (target) {
     case HWY_AVX3_DL: return avx3_dl;

@@ -12,39 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../../core/config.hpp"
-
-#if defined(__x86_64__) || defined(__i386__)
-#if defined(_MSC_VER) && !defined(__clang__)
-#include <intrin.h>
-#else
-#include <cpuid.h>
-#endif
-#endif
+#include "cpuid.hpp"
 
 TD_NAMESPACE_BEGIN
 namespace detail {
-
-/// Whether the CPU's vendor string (CPUID leaf 0) is "GenuineIntel"; false off x86.
-inline bool cpu_is_intel() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned r[4] = {0, 0, 0, 0};  // eax, ebx, ecx, edx
-#if defined(_MSC_VER) && !defined(__clang__)
-  int v[4];
-  __cpuid(v, 0);
-  for (int i = 0; i < 4; ++i) r[i] = static_cast<unsigned>(v[i]);
-#else
-  if (!__get_cpuid(0, &r[0], &r[1], &r[2], &r[3])) return false;
-#endif
-  char vendor[12];  // ebx, edx, ecx
-  std::memcpy(vendor, &r[1], 4);
-  std::memcpy(vendor + 4, &r[3], 4);
-  std::memcpy(vendor + 8, &r[2], 4);
-  return std::memcmp(vendor, "GenuineIntel", 12) == 0;
-#else
-  return false;
-#endif
-}
 
 /// The AVX-512 passes' software-prefetch choice and why it was made.
 struct PrefetchChoice {
